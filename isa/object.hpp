@@ -1,0 +1,95 @@
+// An assembled PE program (the contents of a .wso object): code, initial data, symbols,
+// task bindings and the initial descriptor registers.
+//
+// Contract: plain data, fully resolved (every parameter has its value, every label its
+// address), so that a PE core can run it without the assembler. SRAM layout of a PE running it:
+// code occupies bytes [0, code.size() * 8); data follows at `data_base` (8-byte aligned) and
+// spans `data_size` bytes, of which the first data_init.size() are initialised and the rest
+// are zero. Everything above data_base + data_size is free (firmware, stacks of other users).
+// Serialised as a versioned protobuf by isa/object_io.hpp; never by memcpy.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "isa/descriptor.hpp"
+
+namespace wsemu::isa {
+
+constexpr uint32_t kObjectFormatVersion = 1;
+
+enum class ElemType : uint8_t { I16, U16, I32, U32, F16, F32 };
+std::string_view elem_type_name(ElemType t);
+int elem_bytes(ElemType t);
+
+struct Symbol {
+  std::string name;
+  uint32_t address = 0;  // byte address in SRAM
+  ElemType type = ElemType::U32;
+  uint32_t count = 1;    // elements
+  bool exported = false; // visible to the host (memcpy, read_symbol)
+  friend bool operator==(const Symbol&, const Symbol&) = default;
+};
+
+enum class TaskKind : uint8_t { DATA, LOCAL, CONTROL };
+
+// A task bound at load time. Data tasks are triggered by a wavelet on `trigger`, which is a
+// color on WSE-2 and an input queue on WSE-3 (the task id then equals the trigger).
+struct TaskBinding {
+  std::string name;
+  TaskKind kind = TaskKind::LOCAL;
+  uint8_t id = 0;
+  uint32_t entry = 0;  // instruction index
+  uint8_t trigger = 0;
+  bool trigger_is_queue = false;
+  bool starts_blocked = false;
+  friend bool operator==(const TaskBinding&, const TaskBinding&) = default;
+};
+
+// A function the host may launch (exported), or any named code label kept for debugging.
+struct Function {
+  std::string name;
+  uint32_t entry = 0;
+  bool exported = false;
+  friend bool operator==(const Function&, const Function&) = default;
+};
+
+struct DescriptorInit {
+  std::string name;  // the .dsd name, for the disassembler and the debugger
+  uint8_t dsr = 0;
+  Descriptor value;
+  friend bool operator==(const DescriptorInit&, const DescriptorInit&) = default;
+};
+
+// Queues bound at load time (the SDK's @initialize_queue in a comptime block).
+struct QueueBinding {
+  bool output = false;
+  uint8_t queue = 0;
+  uint8_t color = 0;
+  friend bool operator==(const QueueBinding&, const QueueBinding&) = default;
+};
+
+struct ObjectImage {
+  std::string source_name;
+  std::string arch;  // "wse2", "wse3", or empty when the program does not care
+  std::vector<uint64_t> code;
+  uint32_t data_base = 0;
+  uint32_t data_size = 0;
+  std::vector<uint8_t> data_init;
+  std::vector<Symbol> symbols;
+  std::vector<TaskBinding> tasks;
+  std::vector<Function> functions;
+  std::vector<DescriptorInit> descriptors;
+  std::vector<QueueBinding> queues;
+  std::vector<std::string> strings;  // for dprint / dprintr
+  // Source line of each instruction, for error messages and traces (0 when unknown).
+  std::vector<uint32_t> source_lines;
+  friend bool operator==(const ObjectImage&, const ObjectImage&) = default;
+
+  uint32_t sram_bytes() const { return data_base + data_size; }
+  const Symbol* find_symbol(std::string_view name) const;
+  const Function* find_function(std::string_view name) const;
+};
+
+}  // namespace wsemu::isa

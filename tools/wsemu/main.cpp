@@ -1,0 +1,40 @@
+// wsemu: the command-line front end. Each subcommand lives in its own cmd_*.cpp file.
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <map>
+
+#include "tools/wsemu/subcommand.hpp"
+
+namespace wsemu::cli {
+std::vector<Subcommand>& registry() {
+  static std::vector<Subcommand> commands;
+  return commands;
+}
+}  // namespace wsemu::cli
+
+int main(int argc, char** argv) {
+  using namespace wsemu::cli;
+  CLI::App app{"wsemu: a wafer-scale hardware emulator (run `wsemu SUBCOMMAND --help`)"};
+  app.require_subcommand(1);
+  auto& cmds = registry();
+  std::sort(cmds.begin(), cmds.end(), [](auto& a, auto& b) { return a.name < b.name; });
+  std::map<CLI::App*, std::function<int()>> actions;
+  for (auto& cmd : cmds) {
+    CLI::App* sub = app.add_subcommand(cmd.name);
+    actions[sub] = cmd.setup(*sub);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  try {
+    for (auto& [sub, action] : actions)
+      if (sub->parsed()) return action();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "wsemu: error: %s\n", e.what());
+    return 1;
+  }
+  return 1;
+}
