@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Shared first step of tools/demo.sh and tools/test.sh: install the Debian packages wsemu needs
+# (only those missing), then configure and build a CMake preset. A second run installs nothing
+# and rebuilds only what changed (Ninja).
+#
+# Usage: tools/setup.sh [PRESET] [EXTRA_PACKAGES...]     (PRESET defaults to release)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+preset=${1:-release}
+shift || true
+
+packages=(
+  g++ cmake ninja-build pkg-config
+  libboost-dev libtbb-dev xtensor-dev libxsimd-dev libprotobuf-dev protobuf-compiler
+  libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev libspdlog-dev
+  nlohmann-json3-dev libstb-dev dataset-fashion-mnist
+  "$@"
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing missing Debian packages: ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+build_dir=build
+[ "$preset" = release ] || build_dir="build-$preset"
+if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+  cmake --preset "$preset" >/dev/null
+fi
+echo "setup: building preset '$preset' into $build_dir/"
+cmake --build "$build_dir" -j "$(nproc)"
