@@ -1,0 +1,448 @@
+// The DSD engine of PeCore: vector operations over descriptors, synchronous and asynchronous.
+//
+// Element i of an operation reads each source's element i (a register source is read anew for
+// every element, so a register destination that is also a source accumulates: a reduction),
+// computes, and writes the destination's element i. Memory-only synchronous operations run
+// in bulk at issue, the main thread then stays busy for startup + ceil(length / width)
+// cycles; operations with a fabric or FIFO operand, and every asynchronous one, advance
+// cycle by cycle (width elements per cycle, at most one when a fabric or FIFO operand is
+// involved) and stall on an empty input or a full output.
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+
+#include "emulator/fault.hpp"
+#include "emulator/fp16.hpp"
+#include "emulator/insn_text.hpp"
+#include "emulator/pe_core.hpp"
+
+namespace wsemu::emu {
+
+using isa::DsdKind;
+using isa::Opcode;
+using Kind = VectorOperand::Kind;
+
+namespace {
+
+float f32(uint32_t v) { return std::bit_cast<float>(v); }
+uint32_t u32(float f) { return std::bit_cast<uint32_t>(f); }
+float h(uint32_t v) { return half_to_float(uint16_t(v)); }
+uint32_t hb(float f) { return float_to_half(f); }
+
+// Element width of operand i (0 = destination) of a vector opcode.
+uint8_t operand_bits(Opcode op, int i) {
+  switch (op) {
+    case Opcode::FMACS: case Opcode::FADDS: case Opcode::FSUBS: case Opcode::FMULS:
+    case Opcode::FMOVS: case Opcode::FNEGS: case Opcode::FMAXS: case Opcode::FABSS:
+    case Opcode::MOV32:
+      return 32;
+    case Opcode::FH2S: return i == 0 ? 32 : 16;
+    case Opcode::FS2H: return i == 0 ? 16 : 32;
+    case Opcode::FMACHS: return i <= 1 ? 32 : 16;
+    default: return 16;
+  }
+}
+
+// fp32 results are computed in fp32; fp16 results are computed in fp32 and rounded to fp16
+// (exact for add, sub, mul; fmach rounds twice). fmacs/fmach/fmachs are fused.
+uint32_t compute(Opcode op, uint32_t a, uint32_t b, uint32_t c, uint32_t& carry) {
+  switch (op) {
+    case Opcode::FMACS: return u32(std::fma(f32(b), f32(c), f32(a)));
+    case Opcode::FADDS: return u32(f32(a) + f32(b));
+    case Opcode::FSUBS: return u32(f32(a) - f32(b));
+    case Opcode::FMULS: return u32(f32(a) * f32(b));
+    case Opcode::FMOVS: return a;
+    case Opcode::FNEGS: return a ^ 0x80000000u;
+    case Opcode::FMAXS: return u32(std::fmax(f32(a), f32(b)));
+    case Opcode::FABSS: return a & 0x7FFFFFFFu;
+    case Opcode::FH2S: return u32(h(a));
+    case Opcode::FS2H: return hb(f32(a));
+    case Opcode::FMACH: return hb(std::fma(h(b), h(c), h(a)));
+    case Opcode::FMACHS: return u32(std::fma(h(b), h(c), f32(a)));
+    case Opcode::FADDH: return hb(h(a) + h(b));
+    case Opcode::FSUBH: return hb(h(a) - h(b));
+    case Opcode::FMULH: return hb(h(a) * h(b));
+    case Opcode::FMOVH: return a & 0xFFFF;
+    case Opcode::FNEGH: return (a ^ 0x8000u) & 0xFFFF;
+    case Opcode::FMAXH: return hb(std::fmax(h(a), h(b)));
+    case Opcode::FABSH: return a & 0x7FFFu;
+    case Opcode::MOV16: return a & 0xFFFF;
+    case Opcode::MOV32: return a;
+    case Opcode::ADD16: return (a + b) & 0xFFFF;
+    case Opcode::SUB16: return (a - b) & 0xFFFF;
+    case Opcode::AND16: return a & b & 0xFFFF;
+    case Opcode::OR16: return (a | b) & 0xFFFF;
+    case Opcode::XOR16: return (a ^ b) & 0xFFFF;
+    case Opcode::SLL16: return (a << (b & 15)) & 0xFFFF;
+    case Opcode::SLR16: return (a & 0xFFFF) >> (b & 15);
+    case Opcode::SAR16: return uint32_t(int32_t(int16_t(a)) >> (b & 15)) & 0xFFFF;
+    case Opcode::ADDC16: {
+      const uint32_t s = (a & 0xFFFF) + (b & 0xFFFF) + carry;
+      carry = s >> 16;
+      return s & 0xFFFF;
+    }
+    default: return 0;
+  }
+}
+
+uint32_t mask(uint32_t v, uint8_t bits) { return bits == 16 ? v & 0xFFFF : v; }
+
+int positive_mod(int64_t a, int64_t m) { return int(((a % m) + m) % m); }
+
+}  // namespace
+
+VectorOperand PeCore::resolve_operand(const isa::Operand& o, bool is_dst, uint8_t bits) const {
+  VectorOperand v;
+  v.bits = bits;
+  v.index = uint8_t(o.value);
+  if (o.is_reg) {
+    v.kind = Kind::REG;
+    return v;
+  }
+  const isa::Descriptor& d = dsrs[size_t(o.value) % isa::kNumDsrs];
+  v.d = d;
+  switch (d.kind) {
+    case DsdKind::NONE: kernel_error(fmt::format("d{} holds no descriptor", o.value));
+    case DsdKind::MEM1D:
+    case DsdKind::MEM4D:
+    case DsdKind::CIRCBUF: v.kind = Kind::MEM; break;
+    case DsdKind::FABIN:
+      if (is_dst) kernel_error(fmt::format("d{} is a fabin descriptor and cannot be a destination", o.value));
+      v.kind = Kind::FABIN;
+      break;
+    case DsdKind::FABOUT:
+      if (!is_dst) kernel_error(fmt::format("d{} is a fabout descriptor and cannot be a source", o.value));
+      v.kind = Kind::FABOUT;
+      break;
+    case DsdKind::FIFO: v.kind = Kind::FIFO; break;
+  }
+  if (d.elem_bits != bits)
+    kernel_error(fmt::format("d{} holds {}-bit elements, but this operand is {}-bit", o.value, d.elem_bits, bits));
+  if (d.kind == DsdKind::CIRCBUF && d.extents[0] == 0)
+    kernel_error(fmt::format("d{}: circular buffer of size 0 (extents[0])", o.value));
+  if (d.kind == DsdKind::FIFO && d.length == 0) kernel_error(fmt::format("d{}: FIFO of capacity 0", o.value));
+  return v;
+}
+
+uint32_t PeCore::operand_length(const VectorOperand& v) const {
+  if (v.d.kind == DsdKind::MEM4D) {
+    uint32_t n = v.d.extents[0];
+    for (int i = 1; i < 4; ++i) n *= v.d.extents[i] ? v.d.extents[i] : 1;
+    return n;
+  }
+  return v.d.length;
+}
+
+uint32_t PeCore::element_address(const VectorOperand& v, uint32_t i) const {
+  const isa::Descriptor& d = v.d;
+  const int64_t eb = d.elem_bits / 8;
+  int64_t offset = 0;
+  switch (d.kind) {
+    case DsdKind::MEM1D: offset = int64_t(i) * d.stride; break;
+    case DsdKind::MEM4D: {
+      int64_t rest = i;
+      for (int k = 0; k < 4; ++k) {
+        const int64_t e = d.extents[k] ? d.extents[k] : 1;
+        offset += (rest % e) * d.strides[k];
+        rest /= e;
+      }
+      break;
+    }
+    case DsdKind::CIRCBUF: offset = positive_mod(int64_t(d.head) + int64_t(i) * d.stride, d.extents[0]); break;
+    default: break;
+  }
+  const int64_t a = int64_t(d.base) + offset * eb;
+  if (a < 0 || a >= int64_t(sram.size()))
+    kernel_error(fmt::format("d{}: element {} is at address {}, outside SRAM", v.index, i, a));
+  return uint32_t(a);
+}
+
+void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, CycleResult& r) {
+  const ArchProfile& profile = *ctx.profile;
+  const isa::InsnInfo& info = isa::info(insn.op);
+  VectorOp op;
+  op.op = insn.op;
+  op.async = insn.async;
+  op.num_operands = info.num_operands;
+  op.pc = main.pc;
+  op.task = main.task;
+  op.width = uint16_t(std::max(1, profile.simd_width(info.timing)));
+  bool have_length = false;
+  for (int i = 0; i < info.num_operands; ++i) {
+    VectorOperand& v = op.operands[i];
+    v = resolve_operand(insn.operands[i], i == 0, operand_bits(insn.op, i));
+    if (v.kind == Kind::FABIN || v.kind == Kind::FABOUT || v.kind == Kind::FIFO) op.streaming = true;
+    if (v.kind == Kind::REG || v.kind == Kind::FIFO) continue;
+    const uint32_t len = operand_length(v);
+    if (!have_length) {
+      op.length = len;
+      have_length = true;
+    } else if (len != op.length) {
+      kernel_error(fmt::format("{}: operand d{} has {} elements, the operation {}", info.mnemonic, v.index, len,
+                               op.length));
+    }
+  }
+  if (!have_length)
+    kernel_error(fmt::format("{}: a vector operation needs a memory or fabric descriptor to give its length",
+                             info.mnemonic));
+
+  // Queues: bind on first use, check the color, and keep concurrent operations apart.
+  int fabin_queue = -1, fabout_queue = -1;
+  for (int i = 0; i < info.num_operands; ++i) {
+    const VectorOperand& v = op.operands[i];
+    if (v.kind == Kind::FABIN) {
+      const int q = v.d.queue & 7;
+      if (iq[q].color < 0) bind_input_queue(q, v.d.color, profile);
+      if (iq[q].color != v.d.color)
+        kernel_error(fmt::format("d{} reads color {} from input queue {}, which is bound to color {}", v.index,
+                                 v.d.color, q, iq[q].color),
+                     v.d.color);
+      if (fabin_queue == q) kernel_error(fmt::format("{}: two fabin operands on input queue {}", info.mnemonic, q));
+      if (fabin_queue < 0) fabin_queue = q;
+    } else if (v.kind == Kind::FABOUT) {
+      const int q = v.d.queue & 7;
+      if (oq[q].color < 0) bind_output_queue(q, v.d.color, profile);
+      if (oq[q].color != v.d.color)
+        kernel_error(fmt::format("d{} sends color {} through output queue {}, which is bound to color {}",
+                                 v.index, v.d.color, q, oq[q].color),
+                     v.d.color);
+      fabout_queue = q;
+    }
+  }
+  for (int s = 0; s < int(ops.size()); ++s) {
+    if (!ops[s].active) continue;
+    for (const VectorOperand& v : ops[s].operands) {
+      const int q = v.d.queue & 7;
+      if ((v.kind == Kind::FABIN && q == fabin_queue) || (v.kind == Kind::FABOUT && q == fabout_queue))
+        kernel_error(fmt::format("{}: {} queue {} is already used by `{}` (pc {}) still running on {}",
+                                 info.mnemonic, v.kind == Kind::FABIN ? "input" : "output", q,
+                                 isa::info(ops[s].op).mnemonic, ops[s].pc,
+                                 s == kMainThreadOp ? std::string("the main thread") : fmt::format("microthread {}", s)));
+    }
+  }
+  // A circular buffer's next operation starts where this one ends.
+  for (int i = 0; i < info.num_operands; ++i) {
+    const VectorOperand& v = op.operands[i];
+    if (v.kind == Kind::MEM && v.d.kind == DsdKind::CIRCBUF) {
+      isa::Descriptor& live = dsrs[v.index % isa::kNumDsrs];
+      live.head = uint32_t(positive_mod(int64_t(live.head) + int64_t(op.length) * live.stride, live.extents[0]));
+    }
+  }
+
+  const uint64_t startup = uint64_t(profile.vector_startup_cycles);
+  uint64_t occupied = 1;
+  if (insn.async.async) {
+    int ut = insn.async.microthread;
+    if (!profile.explicit_microthreads) ut = fabout_queue >= 0 ? fabout_queue : fabin_queue >= 0 ? fabin_queue : ut;
+    if (ut >= profile.microthreads)
+      kernel_error(fmt::format("{}: microthread {} does not exist ({} microthreads)", info.mnemonic, ut,
+                               profile.microthreads));
+    if (ops[ut].active)
+      kernel_error(fmt::format("{}: microthread {} is still running `{}` issued at pc {}", info.mnemonic, ut,
+                               isa::info(ops[ut].op).mnemonic, ops[ut].pc));
+    op.active = true;
+    op.ready = ctx.now + startup;
+    ops[ut] = op;
+    ++stats.async_ops;
+  } else if (!op.streaming) {
+    while (op.done < op.length) element(op, ctx);  // memory and registers only: cannot stall
+    finish_op(op, false, ctx);
+    occupied = startup + (uint64_t(op.length) + op.width - 1) / op.width;
+  } else {
+    op.active = true;
+    op.ready = ctx.now + startup;
+    ops[kMainThreadOp] = op;
+    main.in_sync_op = true;
+  }
+  ++stats.instructions;
+  ++stats.busy_cycles;
+  r.progressed = true;
+  if (ctx.events) {
+    TraceEvent e;
+    e.cycle = ctx.now;
+    e.x = uint16_t(ctx.x);
+    e.y = uint16_t(ctx.y);
+    e.kind = TraceKind::INSTRUCTION;
+    e.pc = main.pc;
+    e.task = uint8_t(main.task);
+    ctx.events->record(e);
+  }
+  main.busy_until = ctx.now + std::max<uint64_t>(occupied, 1);
+  ++main.pc;
+}
+
+void PeCore::step_op(int slot, const Context& ctx, CycleResult& r) {
+  VectorOp& op = ops[slot];
+  if (op.ready > ctx.now) {
+    r.progressed = true;  // startup overhead counting down
+    return;
+  }
+  const int budget = op.streaming ? 1 : op.width;
+  int processed = 0;
+  bool stalled = false;
+  for (; processed < budget && op.done < op.length; ++processed) {
+    const ElementResult e = element(op, ctx);
+    if (e == ElementResult::ENDED_BY_CONTROL) {
+      r.progressed = true;
+      finish_op(op, true, ctx);
+      if (slot == kMainThreadOp) main.in_sync_op = false;
+      return;
+    }
+    if (e == ElementResult::STALLED) {
+      stalled = true;
+      break;
+    }
+  }
+  if (processed > 0 || op.done >= op.length) {
+    r.progressed = true;
+    op.stall = {};
+  } else if (stalled && slot != kMainThreadOp) {
+    ++stats.microthread_stall_cycles[size_t(op.stall.reason)];
+    if (ctx.events) {
+      TraceEvent e;
+      e.cycle = ctx.now;
+      e.x = uint16_t(ctx.x);
+      e.y = uint16_t(ctx.y);
+      e.kind = TraceKind::STALL;
+      e.reason = uint8_t(op.stall.reason);
+      e.aux = uint8_t(slot);
+      e.color = uint8_t(op.stall.color);
+      e.pc = op.pc;
+      ctx.events->record(e);
+    }
+  }
+  if (op.done >= op.length) {
+    finish_op(op, false, ctx);
+    if (slot == kMainThreadOp) main.in_sync_op = false;
+  }
+}
+
+void PeCore::finish_op(VectorOp& op, bool by_control, const Context& ctx) {
+  op.active = false;
+  auto act = [&](isa::OnDone what, int task) {
+    if (what == isa::OnDone::ACTIVATE) activate(task, &ctx);
+    if (what == isa::OnDone::UNBLOCK) unblock(task, &ctx);
+  };
+  if (by_control) {
+    for (const VectorOperand& v : op.operands) {
+      if (v.kind != Kind::FABIN) continue;
+      if (v.d.on_control == isa::OnControl::ACTIVATE) act(isa::OnDone::ACTIVATE, v.d.on_control_task);
+      if (v.d.on_control == isa::OnControl::UNBLOCK) act(isa::OnDone::UNBLOCK, v.d.on_control_task);
+      break;
+    }
+  }
+  act(op.async.on_done, op.async.task);
+}
+
+PeCore::ElementResult PeCore::element(VectorOp& op, const Context& ctx) {
+  const int n = op.num_operands;
+  // 1. Every fabric and FIFO operand must be ready before anything is consumed.
+  for (int i = 0; i < n; ++i) {
+    const VectorOperand& v = op.operands[i];
+    switch (v.kind) {
+      case Kind::FABIN: {
+        InputQueue& q = iq[v.d.queue & 7];
+        if (q.ring.empty()) {
+          op.stall = {StallReason::INPUT_QUEUE_EMPTY, int8_t(v.d.queue), q.color, int8_t(v.index)};
+          return ElementResult::STALLED;
+        }
+        if (q.ring.front().control && v.d.on_control != isa::OnControl::NONE) {
+          q.ring.pop();
+          return ElementResult::ENDED_BY_CONTROL;
+        }
+        break;
+      }
+      case Kind::FABOUT: {
+        OutputQueue& q = oq[v.d.queue & 7];
+        if (q.ring.full()) {
+          op.stall = {StallReason::OUTPUT_QUEUE_FULL, int8_t(v.d.queue), q.color, int8_t(v.index)};
+          return ElementResult::STALLED;
+        }
+        break;
+      }
+      case Kind::FIFO: {
+        const isa::Descriptor& f = dsrs[v.index % isa::kNumDsrs];
+        if (i > 0 && f.count == 0) {
+          op.stall = {StallReason::FIFO_EMPTY, -1, -1, int8_t(v.index)};
+          return ElementResult::STALLED;
+        }
+        if (i == 0 && f.count >= f.length) {
+          op.stall = {StallReason::FIFO_FULL, -1, -1, int8_t(v.index)};
+          return ElementResult::STALLED;
+        }
+        break;
+      }
+      default: break;
+    }
+  }
+  // 2. Read the sources.
+  std::array<uint32_t, 3> src{};
+  for (int i = 1; i < n; ++i) {
+    const VectorOperand& v = op.operands[i];
+    uint32_t x = 0;
+    switch (v.kind) {
+      case Kind::REG: x = regs[v.index & 15]; break;
+      case Kind::MEM: {
+        const uint32_t a = element_address(v, op.done);
+        x = v.bits == 16 ? sram.load16(a) : sram.load32(a);
+        break;
+      }
+      case Kind::FABIN: x = iq[v.d.queue & 7].ring.pop().payload; break;
+      case Kind::FIFO: {
+        isa::Descriptor& f = dsrs[v.index % isa::kNumDsrs];
+        const uint32_t a = f.base + f.head * (f.elem_bits / 8);
+        x = v.bits == 16 ? sram.load16(a) : sram.load32(a);
+        f.head = (f.head + 1) % f.length;
+        --f.count;
+        if (f.activate_on_pop >= 0) activate(f.activate_on_pop, &ctx);
+        break;
+      }
+      default: break;
+    }
+    src[i - 1] = mask(x, v.bits);
+  }
+  // 3. Compute and 4. write the destination.
+  const uint32_t res = mask(compute(op.op, src[0], src[1], src[2], op.carry), op.operands[0].bits);
+  const VectorOperand& dst = op.operands[0];
+  switch (dst.kind) {
+    case Kind::REG: regs[dst.index & 15] = res; break;
+    case Kind::MEM: {
+      const uint32_t a = element_address(dst, op.done);
+      if (dst.bits == 16)
+        sram.store16(a, uint16_t(res));
+      else
+        sram.store32(a, res);
+      break;
+    }
+    case Kind::FABOUT: {
+      OutputQueue& q = oq[dst.d.queue & 7];
+      Wavelet w;
+      w.color = uint8_t(q.color);
+      w.control = dst.d.control;
+      w.payload = res;
+      if (dst.bits == 16 && dst.d.index >= 0) w.payload = res | (uint32_t(dst.d.index) << 16);
+      w.advance_switch_after = dst.d.advance_switch && op.done + 1 == op.length;
+      q.ring.push({w, ctx.now + uint64_t(ctx.profile->ramp_latency)});
+      ++stats.wavelets_sent;
+      break;
+    }
+    case Kind::FIFO: {
+      isa::Descriptor& f = dsrs[dst.index % isa::kNumDsrs];
+      const uint32_t a = f.base + ((f.head + f.count) % f.length) * (f.elem_bits / 8);
+      if (dst.bits == 16)
+        sram.store16(a, uint16_t(res));
+      else
+        sram.store32(a, res);
+      ++f.count;
+      if (f.activate_on_push >= 0) activate(f.activate_on_push, &ctx);
+      break;
+    }
+    default: break;
+  }
+  ++op.done;
+  ++stats.vector_elements;
+  return ElementResult::DONE_ONE;
+}
+
+}  // namespace wsemu::emu

@@ -1,0 +1,519 @@
+// PeCore: loading, the per-cycle step and the main thread's scalar instructions.
+#include "emulator/pe_core.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "emulator/fault.hpp"
+#include "emulator/fp16.hpp"
+
+namespace wsemu::emu {
+
+using isa::Opcode;
+
+std::string LogLine::to_string() const { return fmt::format("@{} P{}.{}: {}", cycle, x, y, text); }
+
+PeCore::PeCore(const ArchProfile& profile, uint32_t program_index_, const LoadedProgram& program,
+               int rect_x_, int rect_y_, uint64_t now)
+    : program_index(program_index_), rect_x(int16_t(rect_x_)), rect_y(int16_t(rect_y_)) {
+  const isa::ObjectImage& img = *program.image;
+  if (!img.arch.empty() && img.arch != profile.name)
+    config_error(fmt::format("program '{}' was assembled for {} but the wafer is {}", img.source_name,
+                             img.arch, profile.name));
+  if (uint64_t(img.data_base) + img.data_size > profile.sram_bytes || program.code_bytes() > profile.sram_bytes)
+    config_error(fmt::format("program '{}' needs {} bytes of SRAM; the PE has {}", img.source_name,
+                             uint64_t(img.data_base) + img.data_size, profile.sram_bytes));
+  if (img.data_init.size() > img.data_size)
+    config_error(fmt::format("program '{}': {} bytes of initial data exceed its data size {}", img.source_name,
+                             img.data_init.size(), img.data_size));
+  if (program.code_bytes() > img.data_base && img.data_size > 0)
+    config_error(fmt::format("program '{}': data at {:#x} overlaps the code ({} bytes)", img.source_name,
+                             img.data_base, program.code_bytes()));
+  color_slots = !profile.data_task_by_queue;
+  sram = Sram(profile.sram_bytes, program.code_bytes());
+  for (size_t i = 0; i < img.code.size(); ++i) {
+    uint8_t bytes[8];
+    for (int b = 0; b < 8; ++b) bytes[b] = uint8_t(img.code[i] >> (8 * b));
+    sram.write(uint32_t(i * 8), bytes);
+  }
+  sram.write(img.data_base, img.data_init);
+  iq_of_color.fill(-1);
+  for (int q = 0; q < isa::kNumQueues; ++q) {
+    iq[q].ring.capacity = uint8_t(profile.input_queue_depth[q]);
+    oq[q].ring.capacity = uint8_t(profile.output_queue_depth[q]);
+  }
+  try {
+    for (const isa::DescriptorInit& d : img.descriptors) {
+      if (d.dsr >= isa::kNumDsrs) config_error(fmt::format("descriptor '{}' names d{} (d0..d47)", d.name, d.dsr));
+      dsrs[d.dsr] = d.value;
+    }
+    for (const isa::QueueBinding& b : img.queues) {
+      if (b.output)
+        bind_output_queue(b.queue, b.color, profile);
+      else
+        bind_input_queue(b.queue, b.color, profile);
+    }
+    // Fabric descriptors bind their queue at load, as the SDK's compiler does.
+    for (const isa::Descriptor& d : dsrs) {
+      if (d.kind == isa::DsdKind::FABIN && iq[d.queue & 7].color < 0 && iq_of_color[d.color & 31] < 0)
+        bind_input_queue(d.queue, d.color, profile);
+      if (d.kind == isa::DsdKind::FABOUT && oq[d.queue & 7].color < 0) bind_output_queue(d.queue, d.color, profile);
+    }
+  } catch (const FaultError& e) {
+    if (e.fault().kind == FaultKind::CONFIGURATION_ERROR) throw;
+    config_error(fmt::format("program '{}': {}", img.source_name, e.fault().message));
+  }
+  for (const isa::TaskBinding& t : img.tasks) {
+    const uint64_t b = TaskTable::bit(t.id & 63);
+    if (t.entry >= img.code.size())
+      config_error(fmt::format("task '{}' starts at instruction {}, past the end of the code", t.name, t.entry));
+    switch (t.kind) {
+      case isa::TaskKind::DATA:
+        if (!profile.is_data_task_id(t.id))
+          config_error(fmt::format("data task '{}' has id {}; {} data task ids are {}..{}", t.name, t.id,
+                                   profile.name, profile.data_task_first, profile.data_task_last));
+        if (t.trigger_is_queue != profile.data_task_by_queue || t.trigger != t.id)
+          config_error(fmt::format("data task '{}' (id {}): on {} a data task is triggered by the {} with its id",
+                                   t.name, t.id, profile.name, profile.data_task_by_queue ? "input queue" : "color"));
+        if ((tasks.local | tasks.data) & b) config_error(fmt::format("task id {} is bound twice", t.id));
+        tasks.data |= b;
+        tasks.entry[t.id] = t.entry;
+        break;
+      case isa::TaskKind::LOCAL:
+        if (!profile.is_local_task_id(t.id))
+          config_error(fmt::format("local task '{}' has id {}; {} local task ids are {}..{}", t.name, t.id,
+                                   profile.name, profile.local_task_first, profile.local_task_last));
+        if ((tasks.local | tasks.data) & b) config_error(fmt::format("task id {} is bound twice", t.id));
+        tasks.local |= b;
+        tasks.entry[t.id] = t.entry;
+        break;
+      case isa::TaskKind::CONTROL:
+        if (t.id < profile.control_task_first || t.id > profile.control_task_last)
+          config_error(fmt::format("control task '{}' has id {} ({}..{})", t.name, t.id,
+                                   profile.control_task_first, profile.control_task_last));
+        if (tasks.control & b) config_error(fmt::format("control task id {} is bound twice", t.id));
+        tasks.control |= b;
+        tasks.control_entry[t.id] = t.entry;
+        continue;  // control tasks do not use the blocked bits
+    }
+    if (t.starts_blocked)
+      tasks.blocked |= b;
+    else
+      tasks.blocked &= ~b;
+  }
+  stats.loaded_at = now;
+}
+
+PeCore::CycleResult PeCore::step(const Context& ctx) {
+  CycleResult r;
+  for (int ut = 0; ut < isa::kNumQueues; ++ut) {
+    if (!ops[ut].active) continue;
+    executing_pc = ops[ut].pc;
+    step_op(ut, ctx, r);
+  }
+  executing_pc = -1;
+  step_main(ctx, r);
+  executing_pc = -1;
+  for (int q = 0; q < isa::kNumQueues; ++q) {
+    OutputQueue& out = oq[q];
+    if (out.flushing && out.ring.empty()) {
+      out.flushing = false;
+      out.color = -1;
+      r.progressed = true;
+      const int teardown = ctx.profile->teardown_task;
+      if (tasks.local & TaskTable::bit(teardown)) activate(teardown, &ctx);
+    }
+    if (!out.ring.empty() && out.ring.front().ready > ctx.now) r.progressed = true;  // ramp latency
+  }
+  return r;
+}
+
+bool PeCore::has_work() const {
+  if (main.running || main.in_sync_op) return true;
+  for (int ut = 0; ut < isa::kNumQueues; ++ut)
+    if (ops[ut].active) return true;
+  for (const OutputQueue& q : oq)
+    if (!q.ring.empty() || q.flushing) return true;
+  return tasks.pick(inputs_ready()) >= 0;
+}
+
+void PeCore::stall_main(StallInfo info, const Context& ctx) {
+  main.stall = info;
+  ++stats.stall_cycles[size_t(info.reason)];
+  if (ctx.events) {
+    TraceEvent e;
+    e.cycle = ctx.now;
+    e.x = uint16_t(ctx.x);
+    e.y = uint16_t(ctx.y);
+    e.kind = TraceKind::STALL;
+    e.reason = uint8_t(info.reason);
+    e.aux = 255;
+    e.color = uint8_t(info.color);
+    e.pc = main.pc;
+    e.task = uint8_t(main.task);
+    ctx.events->record(e);
+  }
+}
+
+void PeCore::end_task() {
+  main.running = false;
+  main.task = -1;
+  main.depth = 0;
+}
+
+void PeCore::log_line(const Context& ctx, std::string text) {
+  if (ctx.log) ctx.log->push_back(LogLine{ctx.now, ctx.x, ctx.y, std::move(text)});
+}
+
+void PeCore::step_main(const Context& ctx, CycleResult& r) {
+  if (main.busy_until > ctx.now) {
+    ++stats.busy_cycles;
+    r.progressed = true;
+    return;
+  }
+  if (main.in_sync_op) {
+    const uint64_t elements_before = ops[kMainThreadOp].done;
+    const bool waiting = ops[kMainThreadOp].ready > ctx.now;
+    executing_pc = ops[kMainThreadOp].pc;
+    step_op(kMainThreadOp, ctx, r);
+    if (waiting || ops[kMainThreadOp].done != elements_before || !main.in_sync_op)
+      ++stats.busy_cycles;
+    else
+      stall_main(ops[kMainThreadOp].stall, ctx);
+    return;
+  }
+  main.stall = {};
+  if (!main.running) {
+    if (try_pick(ctx, r)) ++stats.busy_cycles;
+    return;
+  }
+  const LoadedProgram& prog = *ctx.program;
+  executing_pc = main.pc;
+  if (main.pc >= prog.insns.size())
+    kernel_error(fmt::format("the program counter ran past the end of the code ({} instructions)",
+                             prog.insns.size()));
+  const std::optional<isa::Instruction>& insn = prog.insns[main.pc];
+  if (!insn)
+    kernel_error(fmt::format("invalid instruction word {:#018x}", prog.image->code[main.pc]));
+  execute(*insn, ctx, r);
+}
+
+namespace {
+
+float f32(uint32_t v) { return std::bit_cast<float>(v); }
+uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
+
+int32_t float_to_int_saturated(float f) {
+  if (std::isnan(f)) return 0;
+  if (f >= 2147483648.0f) return std::numeric_limits<int32_t>::max();
+  if (f < -2147483648.0f) return std::numeric_limits<int32_t>::min();
+  return int32_t(std::trunc(f));
+}
+
+// dprintr: every %d %u %x %f %h in `fmt_text` replaced by the register value; %% is a '%'.
+std::string format_dprint(std::string_view fmt_text, uint32_t v) {
+  std::string out;
+  for (size_t i = 0; i < fmt_text.size(); ++i) {
+    if (fmt_text[i] != '%' || i + 1 == fmt_text.size()) {
+      out += fmt_text[i];
+      continue;
+    }
+    const char c = fmt_text[++i];
+    switch (c) {
+      case 'd': out += fmt::format("{}", int32_t(v)); break;
+      case 'u': out += fmt::format("{}", v); break;
+      case 'x': out += fmt::format("{:x}", v); break;
+      case 'f': out += fmt::format("{}", f32(v)); break;
+      case 'h': out += fmt::format("{}", half_to_float(uint16_t(v))); break;
+      case '%': out += '%'; break;
+      default: out += '%'; out += c; break;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResult& r) {
+  const ArchProfile& profile = *ctx.profile;
+  const isa::InsnInfo& info = isa::info(insn.op);
+  const auto& o = insn.operands;
+  auto reg = [&](int i) -> uint32_t& { return regs[size_t(o[i].value) & 15]; };
+  auto val = [&](int i) -> uint32_t { return regs[size_t(o[i].value) & 15]; };
+  auto reg_or_imm = [&](int i) -> int64_t {
+    return o[i].is_reg ? int64_t(int32_t(regs[size_t(o[i].value) & 15])) : o[i].value;
+  };
+  auto mem_addr = [&](int i) -> uint32_t {
+    const int64_t a = (o[i].is_reg ? int64_t(regs[o[i].reg & 15]) : 0) + o[i].value;
+    if (a < 0 || a > 0xFFFFFFFFll) kernel_error(fmt::format("address {} is outside SRAM", a));
+    return uint32_t(a);
+  };
+  auto dsr = [&](int i) -> isa::Descriptor& { return dsrs[size_t(o[i].value) % isa::kNumDsrs]; };
+  auto need_kind = [&](const isa::Descriptor& d, std::initializer_list<isa::DsdKind> kinds, int i) {
+    for (isa::DsdKind k : kinds)
+      if (d.kind == k) return;
+    kernel_error(fmt::format("{}: d{} holds a descriptor of the wrong kind for this instruction", info.mnemonic,
+                             o[i].value));
+  };
+  auto u16_value = [&](int64_t v, const char* what) -> uint16_t {
+    if (v < 0 || v > 0xFFFF) kernel_error(fmt::format("{}: {} {} is out of range 0..65535", info.mnemonic, what, v));
+    return uint16_t(v);
+  };
+  auto i16_value = [&](int64_t v, const char* what) -> int16_t {
+    if (v < -32768 || v > 32767)
+      kernel_error(fmt::format("{}: {} {} is out of range -32768..32767", info.mnemonic, what, v));
+    return int16_t(v);
+  };
+  const uint32_t pc = main.pc;
+  const int8_t task_at_issue = main.task;
+  uint32_t next_pc = pc + 1;
+  int cost = profile.cycles(info.timing);
+
+  switch (insn.op) {
+    case Opcode::NOP: break;
+    case Opcode::MOV: reg(0) = val(1); break;
+    case Opcode::LI: reg(0) = uint32_t(o[1].value); break;
+    case Opcode::ADD: reg(0) = val(1) + val(2); break;
+    case Opcode::SUB: reg(0) = val(1) - val(2); break;
+    case Opcode::MUL: reg(0) = val(1) * val(2); break;
+    case Opcode::AND: reg(0) = val(1) & val(2); break;
+    case Opcode::OR: reg(0) = val(1) | val(2); break;
+    case Opcode::XOR: reg(0) = val(1) ^ val(2); break;
+    case Opcode::SHL: reg(0) = val(1) << (val(2) & 31); break;
+    case Opcode::SHR: reg(0) = val(1) >> (val(2) & 31); break;
+    case Opcode::SAR: reg(0) = uint32_t(int32_t(val(1)) >> (val(2) & 31)); break;
+    case Opcode::SLT: reg(0) = int32_t(val(1)) < int32_t(val(2)); break;
+    case Opcode::SLTU: reg(0) = val(1) < val(2); break;
+    case Opcode::ADDI: reg(0) = val(1) + uint32_t(int32_t(o[2].value)); break;
+    case Opcode::ANDI: reg(0) = val(1) & uint32_t(o[2].value); break;
+    case Opcode::ORI: reg(0) = val(1) | uint32_t(o[2].value); break;
+    case Opcode::XORI: reg(0) = val(1) ^ uint32_t(o[2].value); break;
+    case Opcode::SHLI: reg(0) = val(1) << (o[2].value & 31); break;
+    case Opcode::SHRI: reg(0) = val(1) >> (o[2].value & 31); break;
+    case Opcode::SARI: reg(0) = uint32_t(int32_t(val(1)) >> (o[2].value & 31)); break;
+    case Opcode::DIVU:
+    case Opcode::REMU: {
+      const uint32_t d = val(2);
+      if (d == 0) kernel_error(fmt::format("{}: division by zero (r{} is 0)", info.mnemonic, o[2].value));
+      reg(0) = insn.op == Opcode::DIVU ? val(1) / d : val(1) % d;
+      break;
+    }
+    case Opcode::SFADD: reg(0) = bits(f32(val(1)) + f32(val(2))); break;
+    case Opcode::SFSUB: reg(0) = bits(f32(val(1)) - f32(val(2))); break;
+    case Opcode::SFMUL: reg(0) = bits(f32(val(1)) * f32(val(2))); break;
+    case Opcode::SFDIV: reg(0) = bits(f32(val(1)) / f32(val(2))); break;
+    case Opcode::SFSQRT: reg(0) = bits(std::sqrt(f32(val(1)))); break;
+    case Opcode::SFLT: reg(0) = f32(val(1)) < f32(val(2)); break;
+    case Opcode::SFCVT: reg(0) = bits(float(int32_t(val(1)))); break;
+    case Opcode::SFINT: reg(0) = uint32_t(float_to_int_saturated(f32(val(1)))); break;
+
+    case Opcode::JMP: next_pc = uint32_t(o[0].value); break;
+    case Opcode::BEQ: if (val(0) == val(1)) next_pc = uint32_t(o[2].value); break;
+    case Opcode::BNE: if (val(0) != val(1)) next_pc = uint32_t(o[2].value); break;
+    case Opcode::BLT: if (int32_t(val(0)) < int32_t(val(1))) next_pc = uint32_t(o[2].value); break;
+    case Opcode::BGE: if (int32_t(val(0)) >= int32_t(val(1))) next_pc = uint32_t(o[2].value); break;
+    case Opcode::BLTU: if (val(0) < val(1)) next_pc = uint32_t(o[2].value); break;
+    case Opcode::BGEU: if (val(0) >= val(1)) next_pc = uint32_t(o[2].value); break;
+    case Opcode::CALL:
+      if (main.depth >= profile.call_stack_depth || main.depth >= main.call_stack.size())
+        kernel_error(fmt::format("call stack overflow: more than {} nested calls", profile.call_stack_depth));
+      main.call_stack[main.depth++] = uint16_t(pc + 1);
+      next_pc = uint32_t(o[0].value);
+      break;
+    case Opcode::RET:
+      if (main.depth == 0) {
+        end_task();
+        break;
+      }
+      next_pc = main.call_stack[--main.depth];
+      break;
+
+    case Opcode::LD32: reg(0) = sram.load32(mem_addr(1)); break;
+    case Opcode::LD16: reg(0) = sram.load16(mem_addr(1)); break;
+    case Opcode::LD16S: reg(0) = uint32_t(int32_t(int16_t(sram.load16(mem_addr(1))))); break;
+    case Opcode::ST32: sram.store32(mem_addr(0), val(1)); break;
+    case Opcode::ST16: sram.store16(mem_addr(0), uint16_t(val(1))); break;
+
+    case Opcode::DSDCOPY: dsr(0) = dsr(1); break;
+    case Opcode::DSDBASE: {
+      isa::Descriptor& d = dsr(0);
+      need_kind(d, {isa::DsdKind::MEM1D, isa::DsdKind::MEM4D, isa::DsdKind::CIRCBUF, isa::DsdKind::FIFO}, 0);
+      d.base = u16_value(reg_or_imm(1), "base address");
+      break;
+    }
+    case Opcode::DSDLEN: {
+      isa::Descriptor& d = dsr(0);
+      if (d.kind == isa::DsdKind::NONE) kernel_error(fmt::format("dsdlen: d{} is not set", o[0].value));
+      if (d.kind == isa::DsdKind::MEM4D)
+        d.extents[0] = u16_value(reg_or_imm(1), "length");
+      else
+        d.length = u16_value(reg_or_imm(1), "length");
+      break;
+    }
+    case Opcode::DSDSTRIDE: {
+      isa::Descriptor& d = dsr(0);
+      need_kind(d, {isa::DsdKind::MEM1D, isa::DsdKind::MEM4D, isa::DsdKind::CIRCBUF}, 0);
+      (d.kind == isa::DsdKind::MEM4D ? d.strides[0] : d.stride) = i16_value(reg_or_imm(1), "stride");
+      break;
+    }
+    case Opcode::DSDINC: {
+      isa::Descriptor& d = dsr(0);
+      need_kind(d, {isa::DsdKind::MEM1D, isa::DsdKind::MEM4D, isa::DsdKind::CIRCBUF, isa::DsdKind::FIFO}, 0);
+      d.base = u16_value(int64_t(d.base) + reg_or_imm(1) * (d.elem_bits / 8), "new base address");
+      break;
+    }
+    case Opcode::DSDADDR: reg(0) = dsr(1).base; break;
+    case Opcode::DSDCOLOR: {
+      isa::Descriptor& d = dsr(0);
+      need_kind(d, {isa::DsdKind::FABIN, isa::DsdKind::FABOUT}, 0);
+      const int64_t c = reg_or_imm(1);
+      if (c < 0 || c >= isa::kNumColors) kernel_error(fmt::format("dsdcolor: color {} (0..31)", c));
+      d.color = uint8_t(c);
+      break;
+    }
+    case Opcode::DSDQUEUE: {
+      isa::Descriptor& d = dsr(0);
+      need_kind(d, {isa::DsdKind::FABIN, isa::DsdKind::FABOUT}, 0);
+      const int64_t q = reg_or_imm(1);
+      if (q < 0 || q >= isa::kNumQueues) kernel_error(fmt::format("dsdqueue: queue {} (0..7)", q));
+      d.queue = uint8_t(q);
+      break;
+    }
+    case Opcode::DSDCTL: {
+      isa::Descriptor& d = dsr(0);
+      need_kind(d, {isa::DsdKind::FABOUT}, 0);
+      d.control = reg_or_imm(1) != 0;
+      break;
+    }
+    case Opcode::DSDINDEX: {
+      isa::Descriptor& d = dsr(0);
+      need_kind(d, {isa::DsdKind::FABOUT}, 0);
+      const int64_t v = reg_or_imm(1);
+      d.index = v < 0 ? -1 : u16_value(v, "index");
+      break;
+    }
+    case Opcode::DSDLEN4:
+    case Opcode::DSDSTRIDE4: {
+      isa::Descriptor& d = dsr(0);
+      need_kind(d, {isa::DsdKind::MEM4D}, 0);
+      const int dim = int(o[1].value & 3);
+      const int64_t v = int32_t(regs[size_t(o[2].value) & 15]);
+      if (insn.op == Opcode::DSDLEN4)
+        d.extents[dim] = u16_value(v, "extent");
+      else
+        d.strides[dim] = i16_value(v, "stride");
+      break;
+    }
+    case Opcode::FIFOCOUNT: {
+      const isa::Descriptor& d = dsr(1);
+      need_kind(d, {isa::DsdKind::FIFO}, 1);
+      reg(0) = d.count;
+      break;
+    }
+
+    case Opcode::BIND: {
+      const int id = int(o[0].value);
+      const uint32_t target = uint32_t(o[1].value);
+      if (target >= ctx.program->insns.size())
+        kernel_error(fmt::format("bind {}: target {} is past the end of the code", id, target));
+      const uint64_t b = TaskTable::bit(id);
+      if (tasks.data & b) kernel_error(fmt::format("bind {}: task id {} is bound to a data task", id, id));
+      if (profile.is_local_task_id(id)) {
+        if (!(tasks.local & b)) tasks.blocked &= ~b;  // a newly bound task starts unblocked
+        tasks.local |= b;
+        tasks.entry[id] = target;
+      } else {
+        tasks.control |= b;
+        tasks.control_entry[id] = target;
+      }
+      break;
+    }
+    case Opcode::ACTIVATE: activate(int(o[0].value), &ctx); break;
+    case Opcode::BLOCK: block(int(o[0].value), &ctx); break;
+    case Opcode::UNBLOCK: unblock(int(o[0].value), &ctx); break;
+    case Opcode::EXIT: end_task(); break;
+
+    case Opcode::IQINIT: bind_input_queue(int(o[0].value), int(o[1].value), profile); break;
+    case Opcode::OQINIT: bind_output_queue(int(o[0].value), int(o[1].value), profile); break;
+    case Opcode::QFLUSH: {
+      OutputQueue& q = oq[size_t(o[0].value) & 7];
+      if (q.color < 0) kernel_error(fmt::format("qflush: output queue {} is not bound", o[0].value));
+      q.flushing = true;
+      break;
+    }
+    case Opcode::SEND:
+    case Opcode::SENDC: {
+      const int qi = int(o[0].value & 7);
+      OutputQueue& q = oq[qi];
+      if (q.color < 0 || q.flushing)
+        kernel_error(fmt::format("{}: output queue {} is {}", info.mnemonic, qi, q.color < 0 ? "not bound to a color" : "being flushed"));
+      if (q.ring.full()) {
+        stall_main({StallReason::OUTPUT_QUEUE_FULL, int8_t(qi), q.color, -1}, ctx);
+        return;
+      }
+      Wavelet w;
+      w.payload = val(1);
+      w.color = uint8_t(q.color);
+      w.control = insn.op == Opcode::SENDC;
+      q.ring.push({w, ctx.now + uint64_t(profile.ramp_latency)});
+      ++stats.wavelets_sent;
+      break;
+    }
+    case Opcode::RECV: {
+      const int qi = int(o[1].value & 7);
+      InputQueue& q = iq[qi];
+      if (q.color < 0) kernel_error(fmt::format("recv: input queue {} is not bound to a color", qi));
+      if (q.ring.empty()) {
+        stall_main({StallReason::INPUT_QUEUE_EMPTY, int8_t(qi), q.color, -1}, ctx);
+        return;
+      }
+      reg(0) = q.ring.pop().payload;
+      break;
+    }
+
+    case Opcode::TSC: reg(0) = uint32_t(ctx.now); break;
+    case Opcode::TSCH: reg(0) = uint32_t((ctx.now >> 32) & 0xFFFF); break;
+    case Opcode::DPRINT:
+    case Opcode::DPRINTR: {
+      const auto& strings = ctx.program->image->strings;
+      const size_t si = size_t(o[0].value);
+      if (si >= strings.size()) kernel_error(fmt::format("{}: string #{} does not exist", info.mnemonic, si));
+      log_line(ctx, insn.op == Opcode::DPRINT ? strings[si] : format_dprint(strings[si], val(1)));
+      break;
+    }
+    case Opcode::COORD: {
+      const int axis = int(o[1].value);
+      if (axis > 1) kernel_error(fmt::format("coord: axis {} (0: x, 1: y)", axis));
+      reg(0) = uint32_t(int32_t(axis == 0 ? rect_x : rect_y));
+      break;
+    }
+
+    default:
+      if (isa::is_vector(info.timing)) {
+        issue_vector(insn, ctx, r);
+        return;
+      }
+      throw_fault(FaultKind::INTERNAL_ERROR, fmt::format("no semantics for {}", info.mnemonic));
+  }
+  // Retired.
+  ++stats.instructions;
+  ++stats.busy_cycles;
+  r.progressed = true;
+  if (ctx.events) {
+    TraceEvent e;
+    e.cycle = ctx.now;
+    e.x = uint16_t(ctx.x);
+    e.y = uint16_t(ctx.y);
+    e.kind = TraceKind::INSTRUCTION;
+    e.pc = pc;
+    e.task = uint8_t(task_at_issue);
+    ctx.events->record(e);
+  }
+  main.busy_until = ctx.now + uint64_t(std::max(cost, 1));
+  if (main.running) main.pc = next_pc;
+}
+
+}  // namespace wsemu::emu

@@ -1,0 +1,172 @@
+// The compute engine (CE) of one PE: registers, descriptor registers, SRAM, queues, the task
+// table, the main thread and eight microthreads for asynchronous vector operations.
+//
+// Contract: step() advances the core by exactly one cycle and touches only this core's state
+// (and the per-tile log and event buffers it is given). It executes the ISA of isa/isa.def with
+// the semantics documented in emulator/README.md; every instruction's timing comes from the
+// profile. Anything a kernel does wrong throws FaultError(KERNEL_ERROR or UNSUPPORTED); the
+// caller (the wafer) adds PE, cycle, PC and instruction. The core is plain data (indices, no
+// pointers to other objects) apart from the shared, immutable program it is given per call.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "emulator/arch_profile.hpp"
+#include "emulator/loaded_program.hpp"
+#include "emulator/queues.hpp"
+#include "emulator/router.hpp"
+#include "emulator/sram.hpp"
+#include "emulator/tasks.hpp"
+#include "emulator/trace.hpp"
+#include "isa/descriptor.hpp"
+#include "isa/instruction.hpp"
+
+namespace wsemu::emu {
+
+struct LogLine {
+  uint64_t cycle = 0;
+  int x = 0, y = 0;
+  std::string text;
+  std::string to_string() const;  // "@cycle P<x>.<y>: text"
+};
+
+struct VectorOperand {
+  enum class Kind : uint8_t { NONE, REG, MEM, FABIN, FABOUT, FIFO };
+  Kind kind = Kind::NONE;
+  uint8_t index = 0;  // register or descriptor register number
+  uint8_t bits = 32;  // element width this operand is read or written at
+  isa::Descriptor d;  // a copy for MEM/FABIN/FABOUT; a FIFO works on the live register
+};
+
+struct VectorOp {
+  bool active = false;
+  isa::Opcode op = isa::Opcode::NOP;
+  isa::AsyncSpec async;
+  uint8_t num_operands = 0;
+  std::array<VectorOperand, 4> operands{};  // [0] is the destination
+  uint32_t length = 0, done = 0;
+  uint32_t carry = 0;      // addc16
+  uint64_t ready = 0;      // first cycle that processes elements (after the startup overhead)
+  uint32_t pc = 0;         // the issuing instruction, for faults and reports
+  uint16_t width = 1;      // elements per cycle
+  bool streaming = false;  // fabric or FIFO operand: at most one element per cycle
+  int8_t task = -1;        // the task that issued it
+  StallInfo stall;
+};
+
+struct MainThread {
+  bool running = false;
+  uint32_t pc = 0;
+  int8_t task = -1;  // task id (for control tasks: the control task id)
+  isa::TaskKind task_kind = isa::TaskKind::LOCAL;
+  uint64_t busy_until = 0;  // no new instruction before this cycle
+  std::array<uint16_t, 64> call_stack{};
+  uint8_t depth = 0;
+  bool in_sync_op = false;  // waiting for ops[kMainThreadOp]
+  StallInfo stall;
+};
+
+struct CoreStats {
+  uint64_t instructions = 0;
+  uint64_t busy_cycles = 0;  // the main thread issued or was occupied (incl. task picks)
+  std::array<uint64_t, size_t(StallReason::COUNT)> stall_cycles{};              // main thread
+  std::array<uint64_t, size_t(StallReason::COUNT)> microthread_stall_cycles{};  // per ut cycle
+  uint64_t tasks_started = 0;
+  uint64_t vector_elements = 0;
+  uint64_t async_ops = 0;
+  uint64_t wavelets_sent = 0;      // pushed into output queues
+  uint64_t wavelets_received = 0;  // landed in input queues / color slots
+  uint64_t control_dropped = 0;    // control wavelets without a control task, dropped
+  uint64_t loaded_at = 0;          // cycle the program was loaded (idle = elapsed - busy - stalls)
+};
+
+constexpr int kMainThreadOp = 8;  // ops[8]: the main thread's synchronous streaming op
+
+class PeCore final : public RampPort {
+ public:
+  struct Context {
+    const ArchProfile* profile = nullptr;
+    const LoadedProgram* program = nullptr;
+    uint64_t now = 0;
+    int x = 0, y = 0;
+    EventRecorder* events = nullptr;  // null: tracing off
+    std::vector<LogLine>* log = nullptr;
+  };
+  struct CycleResult {
+    bool progressed = false;  // something changed (or time-bound work is counting down)
+  };
+
+  PeCore() = default;
+  PeCore(const ArchProfile& profile, uint32_t program_index, const LoadedProgram& program,
+         int rect_x, int rect_y, uint64_t now);
+
+  CycleResult step(const Context& ctx);
+
+  // RampPort (the router calls these in the same tile's compute phase).
+  bool ramp_peek(int color, uint64_t now, Wavelet& out) const override;
+  void ramp_pop(int color, uint64_t now) override;
+  Accept ramp_can_accept(const Wavelet& w) const override;
+  void ramp_accept(const Wavelet& w) override;
+
+  // Task operations (instructions, async completions and the host).
+  void activate(int id, const Context* ctx);
+  void block(int id, const Context* ctx);
+  void unblock(int id, const Context* ctx);
+  void bind_input_queue(int q, int color, const ArchProfile& profile);
+  void bind_output_queue(int q, int color, const ArchProfile& profile);
+
+  // The core must be stepped next cycle: a thread runs, an op streams, a queue drains, or the
+  // picker has a task to start.
+  bool has_work() const;
+  // Anything pending that nothing on this core can advance (for quiescence and hang reports).
+  bool holds_pending_work() const;
+
+  // State (public: the wafer's CoreView and the hang report read it).
+  uint32_t program_index = 0;
+  int16_t rect_x = 0, rect_y = 0;
+  bool color_slots = true;  // wse2: a color without an input queue lands in a 1-wavelet slot
+  Sram sram;
+  std::array<uint32_t, isa::kNumRegs> regs{};
+  std::array<isa::Descriptor, isa::kNumDsrs> dsrs{};
+  TaskTable tasks;
+  std::array<InputQueue, isa::kNumQueues> iq{};
+  std::array<OutputQueue, isa::kNumQueues> oq{};
+  std::array<int8_t, isa::kNumColors> iq_of_color{};  // input queue bound to each color, -1
+  std::array<Wavelet, isa::kNumColors> slot{};         // wse2 color slots
+  uint32_t slot_full = 0;
+  std::array<VectorOp, 9> ops{};  // [0..7] microthreads, [8] the main thread's sync op
+  MainThread main;
+  CoreStats stats;
+  int64_t executing_pc = -1;  // the instruction being executed or whose op is stepping (faults)
+
+ private:
+  // pe_core.cpp: the main thread.
+  void step_main(const Context& ctx, CycleResult& r);
+  void execute(const isa::Instruction& insn, const Context& ctx, CycleResult& r);
+  void end_task();
+  void stall_main(StallInfo info, const Context& ctx);
+  void log_line(const Context& ctx, std::string text);
+  // tasks.cpp: the picker and inputs.
+  uint64_t inputs_ready() const;
+  int input_of_trigger(int id) const;  // queue 0..7, 8 + color for a slot, -1
+  bool input_empty(int input) const;
+  const Wavelet& input_front(int input) const;
+  Wavelet input_pop(int input);
+  bool try_pick(const Context& ctx, CycleResult& r);
+  void record_task_event(const Context& ctx, TraceKind kind, int task) const;
+  // dsd_engine.cpp: vector operations.
+  void issue_vector(const isa::Instruction& insn, const Context& ctx, CycleResult& r);
+  VectorOperand resolve_operand(const isa::Operand& o, bool is_dst, uint8_t bits) const;
+  uint32_t operand_length(const VectorOperand& v) const;
+  void step_op(int slot, const Context& ctx, CycleResult& r);
+  enum class ElementResult : uint8_t { DONE_ONE, STALLED, ENDED_BY_CONTROL };
+  ElementResult element(VectorOp& op, const Context& ctx);
+  void finish_op(VectorOp& op, bool by_control, const Context& ctx);
+  uint32_t element_address(const VectorOperand& v, uint32_t i) const;
+  void check_operand_range(const VectorOperand& v, uint32_t length, bool write) const;
+};
+
+}  // namespace wsemu::emu

@@ -1,0 +1,235 @@
+#include "emulator/router.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "emulator/fault.hpp"
+#include "emulator/trace.hpp"
+
+namespace wsemu::emu {
+
+DirectionMask ColorRoute::rx_union() const {
+  DirectionMask m = 0;
+  for (int p = 0; p < num_positions; ++p) m |= positions[p].rx;
+  return m;
+}
+
+ColorChannel& RouterState::add_channel(int color) {
+  if (ColorChannel* c = channel(color)) return *c;
+  ColorChannel ch;
+  ch.color = uint8_t(color);
+  auto it = std::lower_bound(channels.begin(), channels.end(), color,
+                             [](const ColorChannel& c, int col) { return c.color < col; });
+  channels.insert(it, ch);
+  channel_of_color.fill(-1);
+  for (size_t i = 0; i < channels.size(); ++i) channel_of_color[channels[i].color] = int8_t(i);
+  return channels[channel_of_color[color]];
+}
+
+bool RouterState::holds_wavelets() const {
+  for (const ColorChannel& ch : channels)
+    for (const WaveletBuffer& b : ch.input)
+      if (!b.empty()) return true;
+  return false;
+}
+
+void switch_advance(ColorRoute& route) {
+  if (route.current + 1 < route.num_positions)
+    ++route.current;
+  else if (route.ring_mode)
+    route.current = 0;
+}
+
+namespace {
+
+void record_switch(const RouterContext& ctx, const ColorChannel& ch) {
+  if (!ctx.events) return;
+  TraceEvent e;
+  e.cycle = ctx.now;
+  e.x = uint16_t(ctx.x);
+  e.y = uint16_t(ctx.y);
+  e.kind = TraceKind::SWITCH_CHANGED;
+  e.color = ch.color;
+  e.aux = ch.route.current;
+  ctx.events->record(e);
+}
+
+void execute_command(ColorChannel& ch, RouterCommand cmd, const RouterContext& ctx) {
+  switch (cmd) {
+    case RouterCommand::NOP:
+      return;
+    case RouterCommand::SWITCH_ADV: {
+      const uint8_t before = ch.route.current;
+      switch_advance(ch.route);
+      if (ch.route.current != before) {
+        ++ch.switch_changes;
+        record_switch(ctx, ch);
+      }
+      return;
+    }
+    case RouterCommand::SWITCH_RST:
+      if (ch.route.current != 0) {
+        ch.route.current = 0;
+        ++ch.switch_changes;
+        record_switch(ctx, ch);
+      }
+      return;
+    case RouterCommand::TEARDOWN:
+      throw_fault(FaultKind::UNSUPPORTED,
+                  "control wavelet command TEARDOWN (color teardown) is not emulated", ch.color);
+  }
+}
+
+}  // namespace
+
+RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx) {
+  RouterCycle rc;
+  const int n = int(r.channels.size());
+  if (n == 0) return rc;
+  DirectionMask used_out = 0, backpressured = 0, contended = 0;
+  bool ramp_in_used = false;
+  const int start = r.next_channel % n;
+  for (int k = 0; k < n; ++k) {
+    ColorChannel& ch = r.channels[(start + k) % n];
+    const RoutePosition& pos = ch.route.positions[ch.route.current];
+    int src = -1;
+    Wavelet w;
+    for (int j = 0; j < kNumDirections && src < 0; ++j) {
+      const int d = (ch.next_input + j) % kNumDirections;
+      if (!(pos.rx & (1u << d))) continue;
+      if (d == int(Direction::RAMP)) {
+        if (!ramp_in_used && core && core->ramp_peek(ch.color, ctx.now, w)) src = d;
+      } else if (!ch.input[d].empty()) {
+        w = ch.input[d].front();
+        src = d;
+      }
+    }
+    if (src < 0) continue;
+
+    DirectionMask tx = pos.tx;
+    bool filtered = false;
+    if ((tx & bit(Direction::RAMP)) && ch.route.filter && !w.control) {
+      const uint16_t idx = uint16_t(w.payload >> 16);
+      if (idx < ch.route.filter_min || idx > ch.route.filter_max) {
+        tx &= DirectionMask(~bit(Direction::RAMP));
+        filtered = true;
+      }
+    }
+    if (tx == 0 && !filtered)
+      kernel_error(fmt::format("a wavelet on color {} arrived from {} but switch position {} of "
+                               "this router transmits it nowhere",
+                               ch.color, direction_name(Direction(src)), ch.route.current),
+                   ch.color);
+
+    bool ok = true;
+    for (int d = 0; d < kNumDirections; ++d) {
+      const DirectionMask m = DirectionMask(1u << d);
+      if (!(tx & m)) continue;
+      if (used_out & m) {
+        contended |= m;
+        ok = false;
+        continue;
+      }
+      if (d == int(Direction::RAMP)) {
+        if (!core)
+          kernel_error(fmt::format("color {} is routed to the RAMP of a PE that has no program", ch.color),
+                       ch.color);
+        const RampPort::Accept a = core->ramp_can_accept(w);
+        if (a == RampPort::Accept::NO_LANDING)
+          kernel_error(fmt::format("a wavelet on color {} reached the core, but no input queue is "
+                                   "bound to color {} (iqinit / .queue)",
+                                   ch.color, ch.color),
+                       ch.color);
+        if (a == RampPort::Accept::FULL) {
+          backpressured |= m;
+          ok = false;
+        }
+      } else if (r.off_fabric & m) {
+        if (r.edge_out[d].full()) {
+          backpressured |= m;
+          ok = false;
+        }
+      } else if (ch.credits[d] < 0) {
+        kernel_error(fmt::format("color {} is transmitted {}, but the neighbouring router does not "
+                                 "receive color {} from {}",
+                                 ch.color, direction_name(Direction(d)), ch.color,
+                                 direction_name(opposite(Direction(d)))),
+                     ch.color);
+      } else if (ch.credits[d] == 0) {
+        backpressured |= m;
+        ok = false;
+      }
+    }
+    if (!ok) continue;
+
+    // Granted: take the wavelet, copy it to every output, then run its router command.
+    if (src == int(Direction::RAMP)) {
+      core->ramp_pop(ch.color, ctx.now);
+      ramp_in_used = true;
+    } else {
+      ch.input[src].pop();
+      if (!(r.off_fabric & (1u << src))) r.out_credits[src] |= 1u << ch.color;
+    }
+    Wavelet out = w;
+    out.advance_switch_after = false;
+    if (w.control) out.payload = control_shift_commands(w.payload);
+    for (int d = 0; d < kNumDirections; ++d) {
+      const DirectionMask m = DirectionMask(1u << d);
+      if (!(tx & m)) continue;
+      used_out |= m;
+      ++r.link_stats[d].wavelets;
+      if (d == int(Direction::RAMP)) {
+        core->ramp_accept(out);
+        ++ch.delivered;
+      } else if (r.off_fabric & m) {
+        r.edge_out[d].push(out);
+        ++ch.forwarded;
+      } else {
+        r.out_wavelet[d] = out;
+        r.out_valid |= m;
+        --ch.credits[d];
+        ++ch.forwarded;
+      }
+      if (ctx.events) {
+        TraceEvent e;
+        e.cycle = ctx.now;
+        e.x = uint16_t(ctx.x);
+        e.y = uint16_t(ctx.y);
+        e.kind = TraceKind::WAVELET_HOP;
+        e.color = ch.color;
+        e.direction = uint8_t(d);
+        e.control = out.control;
+        e.payload = out.payload;
+        ctx.events->record(e);
+      }
+    }
+    if (filtered) ++ch.filtered;
+    ch.next_input = uint8_t((src + 1) % kNumDirections);
+    if (w.control) execute_command(ch, control_command(w.payload), ctx);
+    if (w.advance_switch_after) execute_command(ch, RouterCommand::SWITCH_ADV, ctx);
+    rc.progressed = true;
+  }
+  r.next_channel = uint8_t((start + 1) % n);
+  for (int d = 0; d < kNumDirections; ++d) {
+    if (backpressured & (1u << d)) ++r.link_stats[d].backpressure_cycles;
+    else if (contended & (1u << d)) ++r.link_stats[d].contention_cycles;
+  }
+  return rc;
+}
+
+void router_receive(RouterState& r, Direction from, const Wavelet& w) {
+  ColorChannel* ch = r.channel(w.color);
+  // The sender only sends with a credit, which exists only for a buffer of this color.
+  if (ch) ch->input[int(from)].push(w);
+}
+
+void router_receive_credits(RouterState& r, Direction toward, uint32_t colors) {
+  while (colors) {
+    const int c = __builtin_ctz(colors);
+    colors &= colors - 1;
+    if (ColorChannel* ch = r.channel(c)) ++ch->credits[int(toward)];
+  }
+}
+
+}  // namespace wsemu::emu

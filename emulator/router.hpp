@@ -1,0 +1,151 @@
+// The router of one tile: per-color routes with switch positions, per-color input buffers
+// (virtual channels), credits toward the neighbours, and the per-cycle forwarding step.
+//
+// Contract:
+// - A color's route has up to 4 switch positions; position 0 is the base route. Each position
+//   is a receive set and a transmit set over {N, E, S, W, RAMP}. A wavelet is taken only from
+//   an input in the current receive set and is copied to every output of the transmit set at
+//   once (multicast is all-or-nothing: it waits until every output has room).
+// - Each (color, link input) has its own bounded buffer of profile.router_buffer_depth
+//   wavelets; the sender holds one credit per free slot, so a congested color never blocks
+//   another and a buffer never overflows. Credits freed in cycle t reach the sender at the end
+//   of cycle t (commit), usable in t+1.
+// - Per cycle: at most one wavelet per output link (N, E, S, W, RAMP) and at most one wavelet
+//   per color; colors take turns for contended links (round robin); inputs of one color take
+//   turns too. Order per color per link is FIFO.
+// - Control wavelets: after a router forwards one it executes command 0 of the payload
+//   (SWITCH_ADV, SWITCH_RST; TEARDOWN is unsupported) and forwards the remaining commands
+//   shifted down. The switch moves only after the wavelet itself has been forwarded.
+// - Range filter (per color, optional): a data wavelet goes to RAMP only if its upper 16 bits
+//   are in [min, max]; copies to the links are unaffected.
+// The router touches only its own tile's state and its outbox; neighbours read the outbox in
+// the commit phase. It never allocates during a cycle.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "emulator/arch_profile.hpp"
+#include "emulator/ring.hpp"
+#include "emulator/wavelet.hpp"
+#include "isa/instruction.hpp"
+
+namespace wsemu::emu {
+
+struct RoutePosition {
+  DirectionMask rx = 0;
+  DirectionMask tx = 0;
+  friend bool operator==(const RoutePosition&, const RoutePosition&) = default;
+};
+
+struct ColorRoute {
+  std::array<RoutePosition, 4> positions{};  // [0] is the base route
+  uint8_t num_positions = 1;  // 1 + the highest switch position in use
+  uint8_t current = 0;        // the position the router starts in
+  bool ring_mode = false;     // SWITCH_ADV past the last position wraps to 0 (else it stays)
+  bool filter = false;        // range filter on the upper 16 bits of wavelets to RAMP
+  uint16_t filter_min = 0, filter_max = 0xFFFF;
+
+  static ColorRoute simple(DirectionMask rx, DirectionMask tx) {
+    ColorRoute r;
+    r.positions[0] = {rx, tx};
+    return r;
+  }
+  DirectionMask rx_union() const;
+  friend bool operator==(const ColorRoute&, const ColorRoute&) = default;
+};
+
+using WaveletBuffer = Ring<Wavelet, kMaxRouterBufferDepth>;
+
+struct LinkStats {
+  uint64_t wavelets = 0;
+  uint64_t backpressure_cycles = 0;  // a wavelet waited for room downstream
+  uint64_t contention_cycles = 0;    // a wavelet waited because another color had the link
+};
+
+// Router state of one color at one tile.
+struct ColorChannel {
+  uint8_t color = 0;
+  ColorRoute route;
+  DirectionMask buffered = 0;  // link inputs (N, E, S, W) that have a buffer
+  std::array<WaveletBuffer, kNumLinkDirections> input{};
+  // Free slots in the buffer the wavelet lands in when sent out of direction d (neighbour's
+  // input buffer, or this tile's edge port); -1: nothing receives this color there.
+  std::array<int8_t, kNumLinkDirections> credits{-1, -1, -1, -1};
+  uint8_t next_input = 0;  // round robin over the 5 inputs
+  uint64_t forwarded = 0, delivered = 0, filtered = 0, switch_changes = 0;
+};
+
+// How the router reaches its own core through the RAMP. Implemented by PeCore.
+class RampPort {
+ public:
+  enum class Accept : uint8_t { YES, FULL, NO_LANDING };
+  // The oldest wavelet on `color` that the core's output queues hold and that is ready.
+  virtual bool ramp_peek(int color, uint64_t now, Wavelet& out) const = 0;
+  virtual void ramp_pop(int color, uint64_t now) = 0;  // pops what ramp_peek returned
+  virtual Accept ramp_can_accept(const Wavelet& w) const = 0;
+  virtual void ramp_accept(const Wavelet& w) = 0;
+
+ protected:
+  ~RampPort() = default;
+};
+
+// Per-cycle notes the router leaves for the wafer (progress, trace).
+struct RouterCycle {
+  bool progressed = false;
+  bool waiting_on_time = false;  // an output-queue wavelet not yet past the ramp latency
+};
+
+class EventRecorder;  // trace.hpp
+
+struct RouterState {
+  std::array<int8_t, isa::kNumColors> channel_of_color;
+  std::vector<ColorChannel> channels;  // sorted by color
+  DirectionMask off_fabric = 0;        // link directions that face off the fabric: host edge ports
+  std::array<WaveletBuffer, kNumLinkDirections> edge_out{};  // to the host, per edge port
+  std::array<LinkStats, kNumDirections> link_stats{};
+  uint8_t next_channel = 0;  // round robin over colors
+  // Outbox, written in compute, read by the neighbours in commit, cleared after.
+  std::array<Wavelet, kNumLinkDirections> out_wavelet{};
+  DirectionMask out_valid = 0;
+  std::array<uint32_t, kNumLinkDirections> out_credits{};  // colors whose buffer freed a slot
+  bool has_outbox() const {
+    return out_valid != 0 || (out_credits[0] | out_credits[1] | out_credits[2] | out_credits[3]);
+  }
+  void clear_outbox() {
+    out_valid = 0;
+    out_credits = {};
+  }
+
+  RouterState() { channel_of_color.fill(-1); }
+  ColorChannel* channel(int color) {
+    const int i = channel_of_color[color];
+    return i < 0 ? nullptr : &channels[i];
+  }
+  const ColorChannel* channel(int color) const {
+    const int i = channel_of_color[color];
+    return i < 0 ? nullptr : &channels[i];
+  }
+  ColorChannel& add_channel(int color);  // keeps `channels` sorted by color
+  bool holds_wavelets() const;           // any link input buffer non-empty (not edge_out)
+};
+
+struct RouterContext {
+  const ArchProfile* profile;
+  uint64_t now;
+  int x, y;
+  EventRecorder* events;  // null when no trace sink is installed
+};
+
+// One cycle of forwarding. Faults (unrouted color, unsupported command) throw FaultError.
+RouterCycle route_cycle(RouterState& router, RampPort* core, const RouterContext& ctx);
+
+// Commit phase: what a neighbour sent through the link that arrives from direction `from`.
+void router_receive(RouterState& router, Direction from, const Wavelet& w);
+void router_receive_credits(RouterState& router, Direction toward, uint32_t colors);
+
+// Switch position arithmetic shared with the core (fabout advance_switch).
+void switch_advance(ColorRoute& route);
+
+}  // namespace wsemu::emu

@@ -1,0 +1,45 @@
+// The SRAM of one PE: byte-addressed, little-endian, lazily allocated.
+//
+// Contract: the full size (the profile's sram_bytes) is addressable; storage grows in 1 KiB
+// steps only as far as the highest byte ever written, reads above it return zero. Accesses
+// are bounds- and alignment-checked and throw FaultError(KERNEL_ERROR); a kernel store into
+// the code region [0, code_bytes) is a kernel error too (the back door may write anywhere
+// above the code). Plain data: copyable as a snapshot.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace wsemu::emu {
+
+class Sram {
+ public:
+  Sram() = default;
+  Sram(uint32_t size_bytes, uint32_t code_bytes) : size_(size_bytes), code_bytes_(code_bytes) {}
+
+  uint32_t size() const { return size_; }
+  uint32_t code_bytes() const { return code_bytes_; }
+  size_t allocated_bytes() const { return bytes_.capacity(); }
+
+  uint32_t load32(uint32_t addr) const;
+  uint16_t load16(uint32_t addr) const;
+  void store32(uint32_t addr, uint32_t v);
+  void store16(uint32_t addr, uint16_t v);
+
+  // Checks that [addr, addr + count * elem_bytes) is inside SRAM and aligned (and, for a
+  // write, above the code); throws a kernel error naming `what` otherwise.
+  void check_range(uint64_t addr, uint64_t bytes, int align, bool write, const char* what) const;
+
+  // Host back door and program loading: no code-region check, bounds still checked.
+  void read(uint32_t addr, std::span<uint8_t> out) const;
+  void write(uint32_t addr, std::span<const uint8_t> in);
+
+ private:
+  void grow_to(uint32_t end);
+  uint32_t size_ = 0;
+  uint32_t code_bytes_ = 0;
+  std::vector<uint8_t> bytes_;
+};
+
+}  // namespace wsemu::emu

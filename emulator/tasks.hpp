@@ -1,0 +1,41 @@
+// The task table of a PE core and the task picker's priority rule.
+//
+// Contract: 64 task ids. Data and local tasks share one table (entry, bound, activated,
+// blocked); control tasks have their own table of entries. All ids start blocked; binding a
+// data or local task unblocks it (unless the binding says it starts blocked), so an unbound
+// data task id stays blocked, which lets a fabin stream own that color or queue.
+//
+// The picker's rule (fixed, documented in emulator/README.md): when the main thread is free,
+// it picks the LOWEST task id among
+//   - local tasks that are bound, activated and unblocked, and
+//   - unblocked trigger ids (color on wse2, input queue on wse3) whose input holds a wavelet
+//     that can be consumed: a data wavelet with a data task bound to that id, or a control
+//     wavelet (which runs the control task it names, or is dropped if it names none).
+// At one id, a runnable local task goes before that id's input. Plain data.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+namespace wsemu::emu {
+
+struct TaskTable {
+  std::array<uint32_t, 64> entry{};          // data and local tasks: instruction index
+  std::array<uint32_t, 64> control_entry{};  // control tasks
+  uint64_t local = 0;    // bound as local tasks
+  uint64_t data = 0;     // bound as data tasks
+  uint64_t control = 0;  // bound as control tasks
+  uint64_t activated = 0;
+  uint64_t blocked = ~uint64_t{0};
+
+  static constexpr uint64_t bit(int id) { return uint64_t{1} << id; }
+  uint64_t runnable_local() const { return local & activated & ~blocked; }
+  // The winning id, or -1. `inputs_ready` has a bit per trigger id whose input head can be
+  // consumed (see the rule above).
+  int pick(uint64_t inputs_ready) const {
+    const uint64_t m = runnable_local() | (inputs_ready & ~blocked);
+    return m ? __builtin_ctzll(m) : -1;
+  }
+};
+
+}  // namespace wsemu::emu

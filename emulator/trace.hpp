@@ -1,0 +1,63 @@
+// Tracing hooks: a narrow event-sink interface for the trace recorder of a later issue.
+//
+// Contract: the wafer calls an EventSink only when one is installed (Wafer::set_event_sink);
+// with none installed no event is built, so tracing off costs one predictable branch per
+// event site. Events are recorded per tile during the parallel compute phase and handed to
+// the sink once per cycle, in tile order (y, then x), so the stream is identical for any
+// thread count. The sink is called from the thread that called run()/step(), never
+// concurrently. This header defines no file format.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+namespace wsemu::emu {
+
+enum class TraceKind : uint8_t {
+  WAVELET_HOP,        // a router forwarded a wavelet out of `direction` (a link or RAMP)
+  WAVELET_LANDED,     // a wavelet entered an input queue (or a wse2 color slot) of the core
+  INSTRUCTION,        // an instruction retired at `pc`
+  TASK_PICKED,        // the picker started `task`
+  TASK_ACTIVATED,     // `task` was activated (instruction, host, or async completion)
+  TASK_BLOCKED,
+  TASK_UNBLOCKED,
+  STALL,              // the main thread (microthread 255) or microthread `aux` stalled; `reason`
+  SWITCH_CHANGED,     // the switch of `color` moved to position `aux`
+};
+
+std::string_view trace_kind_name(TraceKind k);
+
+struct TraceEvent {
+  uint64_t cycle = 0;
+  uint16_t x = 0, y = 0;
+  TraceKind kind = TraceKind::INSTRUCTION;
+  uint8_t color = 0;
+  uint8_t direction = 0;  // Direction, for wavelet events
+  uint8_t task = 0;
+  uint8_t reason = 0;     // StallReason, for STALL
+  uint8_t aux = 0;        // microthread (STALL) or switch position (SWITCH_CHANGED)
+  bool control = false;
+  uint32_t payload = 0;   // wavelet payload
+  uint32_t pc = 0;
+};
+
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  // Every event of one cycle, in tile order.
+  virtual void on_events(std::span<const TraceEvent> events) = 0;
+};
+
+// Per-tile buffer the compute phase appends to; the wafer drains it after each cycle.
+class EventRecorder {
+ public:
+  void record(const TraceEvent& e) { events_.push_back(e); }
+  std::vector<TraceEvent>& events() { return events_; }
+
+ private:
+  std::vector<TraceEvent> events_;
+};
+
+}  // namespace wsemu::emu

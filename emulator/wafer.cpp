@@ -1,0 +1,518 @@
+#include "emulator/wafer.hpp"
+
+#include <fmt/format.h>
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+
+#include "emulator/insn_text.hpp"
+
+namespace wsemu::emu {
+
+struct Wafer::ThreadPool {
+  explicit ThreadPool(int n) : arena(n) {}
+  tbb::task_arena arena;
+};
+
+std::string_view run_status_name(RunResult::Status s) {
+  switch (s) {
+    case RunResult::Status::QUIESCENT: return "quiescent";
+    case RunResult::Status::CYCLE_LIMIT: return "cycle limit";
+    case RunResult::Status::HANG: return "hang";
+    case RunResult::Status::FAULT: return "fault";
+  }
+  return "?";
+}
+
+std::string RunResult::to_string() const {
+  std::string s = fmt::format("{} after {} cycles (cycle {})", run_status_name(status), cycles_run, cycle);
+  if (fault) s += fmt::format("\n{}", fault->to_string());
+  if (hang) s += fmt::format("\n{}", hang->to_string());
+  return s;
+}
+
+Wafer::Wafer(ArchProfile profile, int width, int height, WaferOptions options)
+    : profile_(std::move(profile)), width_(width), height_(height), options_(options) {
+  if (width < 1 || height < 1 || width > 4096 || height > 4096)
+    config_error(fmt::format("fabric size {}x{} (each side 1..4096)", width, height));
+  tile_state_.assign(size_t(width) * size_t(height), kNone);
+  set_threads(options.threads);
+}
+
+Wafer::~Wafer() = default;
+
+void Wafer::set_threads(int threads) {
+  if (threads < 1 || threads > 1024) config_error(fmt::format("threads = {} (1..1024)", threads));
+  options_.threads = threads;
+  pool_ = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
+}
+
+void Wafer::check_xy(int x, int y, const char* what) const {
+  if (x < 0 || y < 0 || x >= width_ || y >= height_)
+    config_error(fmt::format("{}: PE({},{}) is outside the {}x{} fabric", what, x, y, width_, height_));
+}
+
+uint32_t Wafer::state_at(int x, int y) const {
+  if (x < 0 || y < 0 || x >= width_ || y >= height_) return kNone;
+  return tile_state_[size_t(y) * size_t(width_) + size_t(x)];
+}
+
+uint32_t Wafer::ensure_state(int x, int y) {
+  const uint32_t existing = state_at(x, y);
+  if (existing != kNone) return existing;
+  const uint32_t s = uint32_t(states_.size());
+  TileState t;
+  t.x = uint16_t(x);
+  t.y = uint16_t(y);
+  for (int d = 0; d < kNumLinkDirections; ++d) {
+    const auto dir = Direction(d);
+    const int nx = x + dx(dir), ny = y + dy(dir);
+    if (nx < 0 || ny < 0 || nx >= width_ || ny >= height_) {
+      t.router.off_fabric |= bit(dir);
+      t.router.edge_out[d].capacity = uint8_t(profile_.router_buffer_depth);
+      continue;
+    }
+    const uint32_t n = state_at(nx, ny);
+    t.neighbor[d] = n;
+    if (n != kNone) states_[n].neighbor[int(opposite(dir))] = s;
+  }
+  states_.push_back(std::move(t));
+  in_active_.push_back(0);
+  tile_state_[size_t(y) * size_t(width_) + size_t(x)] = s;
+  return s;
+}
+
+void Wafer::activate_state(uint32_t s) {
+  if (in_active_[s]) return;
+  in_active_[s] = 1;
+  active_.insert(std::lower_bound(active_.begin(), active_.end(), s), s);
+}
+
+PeCore& Wafer::core_at(int x, int y, const char* what) {
+  check_xy(x, y, what);
+  const uint32_t s = state_at(x, y);
+  if (s == kNone || states_[s].core == kNone) config_error(fmt::format("{}: PE({},{}) has no program", what, x, y));
+  return cores_[states_[s].core];
+}
+
+bool Wafer::has_core(int x, int y) const {
+  const uint32_t s = state_at(x, y);
+  return s != kNone && states_[s].core != kNone;
+}
+
+void Wafer::load_program(int x, int y, std::shared_ptr<const isa::ObjectImage> image, int rect_x, int rect_y) {
+  check_xy(x, y, "load_program");
+  if (!image) config_error("load_program: no program");
+  uint32_t pi;
+  auto it = program_index_.find(image.get());
+  if (it != program_index_.end()) {
+    pi = it->second;
+  } else {
+    pi = uint32_t(programs_.size());
+    programs_.emplace_back(image);
+    program_index_[image.get()] = pi;
+  }
+  PeCore core;
+  try {
+    core = PeCore(profile_, pi, programs_[pi], rect_x, rect_y, cycle_);
+  } catch (const FaultError& e) {
+    Fault f = e.fault();
+    f.kind = f.kind == FaultKind::KERNEL_ERROR ? FaultKind::CONFIGURATION_ERROR : f.kind;
+    f.x = x;
+    f.y = y;
+    throw FaultError(std::move(f));
+  }
+  const uint32_t s = ensure_state(x, y);
+  if (states_[s].core == kNone) {
+    states_[s].core = uint32_t(cores_.size());
+    cores_.push_back(std::move(core));
+  } else {
+    cores_[states_[s].core] = std::move(core);
+  }
+  activate_state(s);
+}
+
+void Wafer::refresh_credits(uint32_t s, int color) {
+  TileState& t = states_[s];
+  ColorChannel* ch = t.router.channel(color);
+  for (int d = 0; d < kNumLinkDirections; ++d) {
+    const uint32_t n = t.neighbor[d];
+    const int back = int(opposite(Direction(d)));
+    ColorChannel* nc = n == kNone ? nullptr : states_[n].router.channel(color);
+    if (ch) {
+      ch->credits[d] = int8_t(nc && (nc->buffered & (1u << back))
+                                  ? profile_.router_buffer_depth - nc->input[back].size()
+                                  : -1);
+    }
+    if (nc) {
+      nc->credits[back] =
+          int8_t(ch && (ch->buffered & (1u << d)) ? profile_.router_buffer_depth - ch->input[d].size() : -1);
+    }
+  }
+}
+
+void Wafer::set_route(int x, int y, int color, const ColorRoute& route) {
+  check_xy(x, y, "set_route");
+  auto bad = [&](const std::string& why) {
+    Fault f;
+    f.kind = FaultKind::CONFIGURATION_ERROR;
+    f.message = fmt::format("route: {}", why);
+    f.x = x;
+    f.y = y;
+    f.color = color;
+    throw FaultError(std::move(f));
+  };
+  if (color < 0 || color >= profile_.routable_colors)
+    bad(fmt::format("color {} is not routable (0..{})", color, profile_.routable_colors - 1));
+  if (route.num_positions < 1 || route.num_positions > 4) bad("a route has 1..4 switch positions");
+  if (route.current >= route.num_positions)
+    bad(fmt::format("current switch position {} but only {} positions", route.current, route.num_positions));
+  for (int p = 0; p < route.num_positions; ++p)
+    if ((route.positions[p].rx | route.positions[p].tx) & ~0x1F) bad("unknown direction bits");
+  if (route.filter && route.filter_min > route.filter_max) bad("filter range min > max");
+  const uint32_t s = ensure_state(x, y);
+  RouterState& r = states_[s].router;
+  if (route.filter) {
+    int filters = 1;
+    for (const ColorChannel& ch : r.channels)
+      if (ch.route.filter && ch.color != color) ++filters;
+    if (filters > profile_.num_filters)
+      bad(fmt::format("more than {} colors with a filter on one router ({})", profile_.num_filters, profile_.name));
+  }
+  ColorChannel& ch = r.add_channel(color);
+  const DirectionMask buffered = route.rx_union() & 0x0F;
+  for (int d = 0; d < kNumLinkDirections; ++d)
+    if (!(buffered & (1u << d)) && !ch.input[d].empty())
+      bad(fmt::format("the new route stops receiving from {} while wavelets wait there", direction_name(Direction(d))));
+  ch.route = route;
+  ch.buffered = buffered;
+  for (auto& b : ch.input) b.capacity = uint8_t(profile_.router_buffer_depth);
+  refresh_credits(s, color);
+  activate_state(s);
+}
+
+std::optional<ColorRoute> Wafer::route(int x, int y, int color) const {
+  const uint32_t s = state_at(x, y);
+  if (s == kNone || color < 0 || color >= isa::kNumColors) return std::nullopt;
+  const ColorChannel* ch = states_[s].router.channel(color);
+  if (!ch) return std::nullopt;
+  return ch->route;
+}
+
+bool Wafer::push_edge(int x, int y, Direction side, const Wavelet& w) {
+  check_xy(x, y, "push_edge");
+  const uint32_t s = state_at(x, y);
+  const int d = int(side);
+  if (side == Direction::RAMP || s == kNone || !(states_[s].router.off_fabric & bit(side)))
+    config_error(fmt::format("push_edge: the {} side of PE({},{}) is not a fabric edge port", direction_name(side), x, y));
+  ColorChannel* ch = w.color < isa::kNumColors ? states_[s].router.channel(w.color) : nullptr;
+  if (!ch || !(ch->buffered & bit(side)))
+    config_error(fmt::format("push_edge: PE({},{}) does not receive color {} from {}", x, y, w.color,
+                             direction_name(side)));
+  if (ch->input[d].full()) return false;
+  Wavelet in = w;
+  in.advance_switch_after = false;
+  ch->input[d].push(in);
+  activate_state(s);
+  return true;
+}
+
+std::optional<Wavelet> Wafer::pop_edge(int x, int y, Direction side) {
+  check_xy(x, y, "pop_edge");
+  const uint32_t s = state_at(x, y);
+  if (side == Direction::RAMP || s == kNone) return std::nullopt;
+  WaveletBuffer& b = states_[s].router.edge_out[int(side)];
+  if (b.empty()) return std::nullopt;
+  const Wavelet w = b.pop();
+  activate_state(s);
+  return w;
+}
+
+size_t Wafer::edge_output_count(int x, int y, Direction side) const {
+  const uint32_t s = state_at(x, y);
+  if (side == Direction::RAMP || s == kNone) return 0;
+  return size_t(states_[s].router.edge_out[int(side)].size());
+}
+
+void Wafer::read_sram(int x, int y, uint32_t address, std::span<uint8_t> out) {
+  core_at(x, y, "read_sram").sram.read(address, out);
+  backdoor_read_ += out.size();
+}
+
+void Wafer::write_sram(int x, int y, uint32_t address, std::span<const uint8_t> in) {
+  PeCore& core = core_at(x, y, "write_sram");
+  if (!in.empty() && address < core.sram.code_bytes())
+    config_error(fmt::format("write_sram: PE({},{}) address {:#x} is inside the code (first {} bytes)", x, y,
+                             address, core.sram.code_bytes()));
+  core.sram.write(address, in);
+  backdoor_written_ += in.size();
+}
+
+void Wafer::activate_task(int x, int y, int task_id) {
+  PeCore& core = core_at(x, y, "activate_task");
+  if (task_id < 0 || task_id >= isa::kNumTaskIds) config_error(fmt::format("activate_task: task id {} (0..63)", task_id));
+  try {
+    core.activate(task_id, nullptr);
+  } catch (const FaultError& e) {
+    config_error(fmt::format("activate_task: PE({},{}): {}", x, y, e.fault().message));
+  }
+  activate_state(state_at(x, y));
+}
+
+CoreView Wafer::core_view(int x, int y) const {
+  check_xy(x, y, "core_view");
+  const uint32_t s = state_at(x, y);
+  if (s == kNone || states_[s].core == kNone) config_error(fmt::format("core_view: PE({},{}) has no program", x, y));
+  const PeCore& c = cores_[states_[s].core];
+  CoreView v;
+  v.x = x;
+  v.y = y;
+  v.rect_x = c.rect_x;
+  v.rect_y = c.rect_y;
+  v.regs = c.regs;
+  v.dsrs = c.dsrs;
+  v.running = c.main.running;
+  v.pc = c.main.pc;
+  v.task = c.main.task;
+  v.bound_local = c.tasks.local;
+  v.bound_data = c.tasks.data;
+  v.bound_control = c.tasks.control;
+  v.activated = c.tasks.activated;
+  v.blocked = c.tasks.blocked;
+  for (int q = 0; q < isa::kNumQueues; ++q) {
+    v.input_queue_color[q] = c.iq[q].color;
+    v.output_queue_color[q] = c.oq[q].color;
+    for (int i = 0; i < c.iq[q].ring.size(); ++i) v.input_queues[q].push_back(c.iq[q].ring.at(i));
+    for (int i = 0; i < c.oq[q].ring.size(); ++i) v.output_queues[q].push_back(c.oq[q].ring.at(i).wavelet);
+    v.microthread_busy[q] = c.ops[q].active;
+  }
+  v.stats = c.stats;
+  return v;
+}
+
+void Wafer::set_log_sink(std::function<void(const LogLine&)> sink) { log_sink_ = std::move(sink); }
+
+std::vector<LogLine> Wafer::take_log() { return std::exchange(log_, {}); }
+
+void Wafer::set_event_sink(EventSink* sink) { event_sink_ = sink; }
+
+// ---- stepping ----
+
+template <typename F>
+void Wafer::for_each(const std::vector<uint32_t>& items, F&& f) {
+  if (!pool_ || items.size() < options_.parallel_min_tiles) {
+    for (uint32_t s : items) f(s);
+    return;
+  }
+  pool_->arena.execute([&] {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, items.size(), 64),
+                      [&](const tbb::blocked_range<size_t>& r) {
+                        for (size_t i = r.begin(); i != r.end(); ++i) f(items[i]);
+                      });
+  });
+}
+
+void Wafer::compute_tile(uint32_t s) {
+  TileState& t = states_[s];
+  t.progressed = false;
+  t.has_work = false;
+  EventRecorder* events = event_sink_ ? &t.events : nullptr;
+  PeCore* core = t.core == kNone ? nullptr : &cores_[t.core];
+  if (core) {
+    PeCore::Context ctx;
+    ctx.profile = &profile_;
+    ctx.program = &programs_[core->program_index];
+    ctx.now = cycle_;
+    ctx.x = t.x;
+    ctx.y = t.y;
+    ctx.events = events;
+    ctx.log = &t.log;
+    try {
+      t.progressed = core->step(ctx).progressed;
+    } catch (const FaultError& e) {
+      Fault f = e.fault();
+      f.x = t.x;
+      f.y = t.y;
+      f.cycle = cycle_;
+      if (core->executing_pc >= 0) {
+        const LoadedProgram& prog = programs_[core->program_index];
+        f.pc = uint32_t(core->executing_pc);
+        if (size_t(*f.pc) < prog.insns.size() && prog.insns[*f.pc]) f.instruction = instruction_text(*prog.insns[*f.pc]);
+        if (const int line = prog.source_line(*f.pc); line > 0) f.source_line = line;
+      }
+      t.fault = std::move(f);
+      return;
+    }
+  }
+  try {
+    const RouterContext rctx{&profile_, cycle_, t.x, t.y, events};
+    const RouterCycle rc = route_cycle(t.router, core, rctx);
+    t.progressed |= rc.progressed;
+  } catch (const FaultError& e) {
+    Fault f = e.fault();
+    f.x = t.x;
+    f.y = t.y;
+    f.cycle = cycle_;
+    t.fault = std::move(f);
+    return;
+  }
+  // Asked after the router: the RAMP may just have landed a wavelet that makes a task runnable.
+  t.has_work = (core && core->has_work()) || t.router.holds_wavelets();
+}
+
+void Wafer::commit_tile(uint32_t s) {
+  TileState& t = states_[s];
+  for (int d = 0; d < kNumLinkDirections; ++d) {
+    const uint32_t n = t.neighbor[d];
+    if (n == kNone) continue;
+    const RouterState& nr = states_[n].router;
+    const int back = int(opposite(Direction(d)));
+    if (nr.out_valid & (1u << back)) router_receive(t.router, Direction(d), nr.out_wavelet[back]);
+    if (nr.out_credits[back]) router_receive_credits(t.router, Direction(d), nr.out_credits[back]);
+  }
+}
+
+bool Wafer::step_cycle(std::optional<Fault>& fault) {
+  tile_steps_ += active_.size();
+  for_each(active_, [this](uint32_t s) { compute_tile(s); });
+
+  // Faults, logs and events in fabric order, so that they do not depend on the thread count.
+  bool progressed = false;
+  const TileState* faulted = nullptr;
+  bool any_log = false, any_events = false;
+  for (uint32_t s : active_) {
+    const TileState& t = states_[s];
+    progressed |= t.progressed;
+    any_log |= !t.log.empty();
+    any_events |= !const_cast<TileState&>(t).events.events().empty();
+    if (t.fault && (!faulted || std::pair(t.y, t.x) < std::pair(faulted->y, faulted->x))) faulted = &t;
+  }
+  if (any_log || any_events) {
+    std::vector<uint32_t> order(active_);
+    std::sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
+      return std::pair(states_[a].y, states_[a].x) < std::pair(states_[b].y, states_[b].x);
+    });
+    std::vector<TraceEvent> events;
+    for (uint32_t s : order) {
+      TileState& t = states_[s];
+      for (LogLine& line : t.log) {
+        if (log_sink_)
+          log_sink_(line);
+        else
+          log_.push_back(std::move(line));
+      }
+      t.log.clear();
+      auto& ev = t.events.events();
+      events.insert(events.end(), ev.begin(), ev.end());
+      ev.clear();
+    }
+    if (event_sink_ && !events.empty()) event_sink_->on_events(events);
+  }
+  if (faulted) {
+    fault = faulted->fault;
+    for (uint32_t s : active_) states_[s].fault.reset();
+    ++cycle_;
+    return progressed;
+  }
+
+  // Commit: every tile next to a sender takes in wavelets and credits.
+  scratch_senders_.clear();
+  scratch_receivers_.clear();
+  for (uint32_t s : active_) {
+    const RouterState& r = states_[s].router;
+    if (!r.has_outbox()) continue;
+    scratch_senders_.push_back(s);
+    for (int d = 0; d < kNumLinkDirections; ++d) {
+      if (!((r.out_valid >> d) & 1) && !r.out_credits[d]) continue;
+      const uint32_t n = states_[s].neighbor[d];
+      if (n == kNone || states_[n].commit_epoch == cycle_) continue;
+      states_[n].commit_epoch = cycle_;
+      scratch_receivers_.push_back(n);
+    }
+  }
+  for_each(scratch_receivers_, [this](uint32_t s) { commit_tile(s); });
+  for (uint32_t s : scratch_senders_) states_[s].router.clear_outbox();
+
+  // The next active set: tiles that still have work, plus every tile that received something.
+  scratch_next_.clear();
+  for (uint32_t s : active_) {
+    if (states_[s].has_work)
+      scratch_next_.push_back(s);
+    else
+      in_active_[s] = 0;
+  }
+  std::sort(scratch_receivers_.begin(), scratch_receivers_.end());
+  for (uint32_t s : scratch_receivers_) {
+    if (in_active_[s]) continue;
+    in_active_[s] = 1;
+    scratch_next_.push_back(s);
+  }
+  if (!scratch_receivers_.empty()) std::sort(scratch_next_.begin(), scratch_next_.end());
+  active_.swap(scratch_next_);
+  ++cycle_;
+  return progressed;
+}
+
+RunResult Wafer::finish(RunResult r, uint64_t start) const {
+  r.cycles_run = cycle_ - start;
+  r.cycle = cycle_;
+  return r;
+}
+
+RunResult Wafer::run(uint64_t max_cycles) {
+  const uint64_t start = cycle_;
+  RunResult r;
+  while (cycle_ - start < max_cycles) {
+    bool progressed = false;
+    if (!active_.empty()) {
+      std::optional<Fault> fault;
+      progressed = step_cycle(fault);
+      if (fault) {
+        r.status = RunResult::Status::FAULT;
+        r.fault = std::move(fault);
+        return finish(std::move(r), start);
+      }
+    }
+    if (!progressed) {
+      if (pending_work()) {
+        r.status = RunResult::Status::HANG;
+        r.hang = hang_report();
+      } else {
+        r.status = RunResult::Status::QUIESCENT;
+      }
+      return finish(std::move(r), start);
+    }
+  }
+  r.status = RunResult::Status::CYCLE_LIMIT;
+  return finish(std::move(r), start);
+}
+
+RunResult Wafer::step() {
+  const uint64_t start = cycle_;
+  RunResult r;
+  r.status = RunResult::Status::CYCLE_LIMIT;
+  std::optional<Fault> fault;
+  if (active_.empty()) {
+    ++cycle_;
+  } else {
+    step_cycle(fault);
+  }
+  if (fault) {
+    r.status = RunResult::Status::FAULT;
+    r.fault = std::move(fault);
+  }
+  return finish(std::move(r), start);
+}
+
+bool Wafer::pending_work() const {
+  for (const TileState& t : states_) {
+    if (t.router.holds_wavelets()) return true;
+    if (t.core != kNone && cores_[t.core].holds_pending_work()) return true;
+  }
+  return false;
+}
+
+}  // namespace wsemu::emu

@@ -1,0 +1,184 @@
+// The virtual wafer: a W x H grid of tiles (router + optional PE core), stepped cycle by cycle.
+//
+// Contract:
+// - Each cycle has a compute phase (every active tile steps its core and router, touching only
+//   its own state and its outbox) and a commit phase (tiles take in what their neighbours sent
+//   and the credits they returned). Results, cycle counts, stats, logs and trace events are
+//   therefore bit-identical for any thread count.
+// - Only tiles that have something to do are stepped (the active set); a tile without routes
+//   or program costs a few bytes and no time. Tile state is allocated when a route or program
+//   is set, never during a run.
+// - run() stops when the wafer is quiescent, at the cycle limit, on a fault, or on a hang
+//   (a cycle in which nothing could make progress while work is pending); it never throws for
+//   a kernel's mistakes and never waits a hang out.
+// - Host-side configuration calls throw FaultError(CONFIGURATION_ERROR) on bad arguments.
+// - State is plain data (indices, not pointers), so a wafer can be copied as a snapshot.
+// Nothing here opens files or prints; the run log goes to a sink the host installs.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "emulator/arch_profile.hpp"
+#include "emulator/fault.hpp"
+#include "emulator/hang_report.hpp"
+#include "emulator/loaded_program.hpp"
+#include "emulator/pe_core.hpp"
+#include "emulator/router.hpp"
+#include "emulator/trace.hpp"
+#include "emulator/wavelet.hpp"
+
+namespace wsemu::emu {
+
+struct RunResult {
+  enum class Status : uint8_t { QUIESCENT, CYCLE_LIMIT, HANG, FAULT };
+  Status status = Status::QUIESCENT;
+  uint64_t cycles_run = 0;  // cycles this call stepped
+  uint64_t cycle = 0;       // the wafer's cycle counter after the call
+  std::optional<Fault> fault;
+  std::optional<HangReport> hang;
+  std::string to_string() const;
+};
+std::string_view run_status_name(RunResult::Status s);
+
+// A read-only copy of a core's state for debuggers and tests.
+struct CoreView {
+  int x = 0, y = 0, rect_x = 0, rect_y = 0;
+  std::array<uint32_t, isa::kNumRegs> regs{};
+  std::array<isa::Descriptor, isa::kNumDsrs> dsrs{};
+  bool running = false;
+  uint32_t pc = 0;
+  int task = -1;
+  uint64_t bound_local = 0, bound_data = 0, bound_control = 0, activated = 0, blocked = 0;
+  std::array<int, isa::kNumQueues> input_queue_color{}, output_queue_color{};
+  std::array<std::vector<Wavelet>, isa::kNumQueues> input_queues, output_queues;
+  std::array<bool, isa::kNumQueues> microthread_busy{};
+  CoreStats stats;
+};
+
+struct WaferTotals {
+  uint64_t cycles = 0;
+  uint64_t pe_cycles = 0;  // cycles x PEs with a program
+  uint64_t instructions = 0;
+  uint64_t vector_elements = 0;
+  uint64_t wavelet_hops = 0;  // link traversals (N, E, S, W; edge ports included)
+  uint64_t ramp_deliveries = 0;
+  uint64_t tile_steps = 0;    // tile-cycles actually computed (active-set size summed)
+};
+
+struct WaferOptions {
+  int threads = 1;               // 1: no TBB at all
+  size_t parallel_min_tiles = 64;  // fewer active tiles than this: step them on one thread
+};
+
+class Wafer {
+ public:
+  Wafer(ArchProfile profile, int width, int height, WaferOptions options = {});
+  ~Wafer();
+  Wafer(const Wafer&) = delete;
+  Wafer& operator=(const Wafer&) = delete;
+
+  const ArchProfile& profile() const { return profile_; }
+  int width() const { return width_; }
+  int height() const { return height_; }
+  uint64_t cycle() const { return cycle_; }
+  void set_threads(int threads);
+  int threads() const { return options_.threads; }
+  void set_parallel_min_tiles(size_t n) { options_.parallel_min_tiles = n; }
+
+  // ---- configuration (between runs) ----
+  // Loads a program on PE (x,y); (rect_x, rect_y) is what `coord` returns there.
+  void load_program(int x, int y, std::shared_ptr<const isa::ObjectImage> image, int rect_x = 0, int rect_y = 0);
+  void set_route(int x, int y, int color, const ColorRoute& route);
+  std::optional<ColorRoute> route(int x, int y, int color) const;  // current state incl. switch
+
+  // ---- the host ----
+  // Ports of boundary routers that face off the fabric. push: false when the port's buffer is
+  // full (backpressure); the route of `w.color` must receive from `side`.
+  bool push_edge(int x, int y, Direction side, const Wavelet& w);
+  std::optional<Wavelet> pop_edge(int x, int y, Direction side);
+  size_t edge_output_count(int x, int y, Direction side) const;
+  // Back door to SRAM (counted apart in the stats).
+  void read_sram(int x, int y, uint32_t address, std::span<uint8_t> out);
+  void write_sram(int x, int y, uint32_t address, std::span<const uint8_t> in);
+  void activate_task(int x, int y, int task_id);
+  bool has_core(int x, int y) const;
+  CoreView core_view(int x, int y) const;
+
+  // ---- running ----
+  RunResult run(uint64_t max_cycles);
+  RunResult step();  // exactly one cycle (status CYCLE_LIMIT unless it faulted or stopped)
+
+  // ---- observation ----
+  void set_log_sink(std::function<void(const LogLine&)> sink);  // none: lines are kept
+  std::vector<LogLine> take_log();
+  void set_event_sink(EventSink* sink);  // nullptr: tracing off
+  WaferTotals totals() const;
+  nlohmann::json stats_json() const;
+  uint64_t backdoor_bytes_read() const { return backdoor_read_; }
+  uint64_t backdoor_bytes_written() const { return backdoor_written_; }
+  size_t host_memory_bytes() const;  // what this wafer holds on the host (estimate, no malloc slack)
+  size_t allocated_tiles() const { return states_.size(); }
+  // Builds the hang report for the current state (also what run() returns on a hang).
+  HangReport hang_report() const;
+  bool pending_work() const;
+
+ private:
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  struct TileState {
+    uint16_t x = 0, y = 0;
+    std::array<uint32_t, kNumLinkDirections> neighbor{kNone, kNone, kNone, kNone};
+    uint32_t core = kNone;  // index into cores_
+    RouterState router;
+    // Per-cycle scratch, written by the tile's own compute.
+    bool progressed = false;
+    bool has_work = false;
+    uint64_t commit_epoch = ~uint64_t{0};
+    std::optional<Fault> fault;
+    std::vector<LogLine> log;
+    EventRecorder events;
+  };
+
+  uint32_t state_at(int x, int y) const;
+  uint32_t ensure_state(int x, int y);
+  void check_xy(int x, int y, const char* what) const;
+  PeCore& core_at(int x, int y, const char* what);
+  void activate_state(uint32_t s);
+  void refresh_credits(uint32_t s, int color);
+  void compute_tile(uint32_t s);
+  void commit_tile(uint32_t s);
+  bool step_cycle(std::optional<Fault>& fault);  // returns progress
+  template <typename F>
+  void for_each(const std::vector<uint32_t>& items, F&& f);
+  RunResult finish(RunResult r, uint64_t start) const;
+
+  ArchProfile profile_;
+  int width_ = 0, height_ = 0;
+  WaferOptions options_;
+  struct ThreadPool;  // the oneTBB arena, defined in wafer.cpp
+  std::unique_ptr<ThreadPool> pool_;
+  uint64_t cycle_ = 0;
+  std::vector<uint32_t> tile_state_;  // per tile (y * width + x): index into states_, or kNone
+  std::vector<TileState> states_;
+  std::vector<PeCore> cores_;
+  std::vector<LoadedProgram> programs_;
+  std::map<const isa::ObjectImage*, uint32_t> program_index_;
+  std::vector<uint32_t> active_;        // state indices, ascending
+  std::vector<uint8_t> in_active_;      // per state
+  std::vector<uint32_t> scratch_senders_, scratch_receivers_, scratch_next_;
+  std::function<void(const LogLine&)> log_sink_;
+  std::vector<LogLine> log_;
+  EventSink* event_sink_ = nullptr;
+  uint64_t backdoor_read_ = 0, backdoor_written_ = 0;
+  uint64_t tile_steps_ = 0;
+};
+
+}  // namespace wsemu::emu

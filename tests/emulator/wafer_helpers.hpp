@@ -1,0 +1,52 @@
+// Test helpers for driving a Wafer: route shorthands and typed SRAM reads.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string_view>
+#include <vector>
+
+#include "emulator/wafer.hpp"
+#include "tests/emulator/test_program.hpp"
+
+namespace wsemu::testing {
+
+using emu::Direction;
+
+// "NESWR" letters to a direction mask: N, E, S, W, R (RAMP).
+inline emu::DirectionMask dirs(std::string_view letters) {
+  emu::DirectionMask m = 0;
+  for (char c : letters) {
+    switch (c) {
+      case 'N': m |= emu::bit(Direction::NORTH); break;
+      case 'E': m |= emu::bit(Direction::EAST); break;
+      case 'S': m |= emu::bit(Direction::SOUTH); break;
+      case 'W': m |= emu::bit(Direction::WEST); break;
+      case 'R': m |= emu::bit(Direction::RAMP); break;
+      default: ADD_FAILURE() << "bad direction letter " << c;
+    }
+  }
+  return m;
+}
+
+inline emu::ColorRoute route(std::string_view rx, std::string_view tx) {
+  return emu::ColorRoute::simple(dirs(rx), dirs(tx));
+}
+
+template <typename T>
+std::vector<T> read(emu::Wafer& w, int x, int y, uint32_t address, size_t n) {
+  std::vector<T> out(n);
+  w.read_sram(x, y, address, std::span<uint8_t>(reinterpret_cast<uint8_t*>(out.data()), n * sizeof(T)));
+  return out;
+}
+
+inline emu::Wavelet data_wavelet(uint8_t color, uint32_t payload) { return {payload, color, false, false}; }
+inline emu::Wavelet control_wavelet(uint8_t color, uint32_t payload) { return {payload, color, true, false}; }
+
+inline emu::RunResult run_ok(emu::Wafer& w, uint64_t max_cycles = 100000) {
+  emu::RunResult r = w.run(max_cycles);
+  EXPECT_EQ(r.status, emu::RunResult::Status::QUIESCENT) << r.to_string();
+  return r;
+}
+
+}  // namespace wsemu::testing
