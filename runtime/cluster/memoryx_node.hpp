@@ -1,0 +1,142 @@
+// MemoryX: the weight store of the cluster. Holds every tensor of its shard with its optimizer
+// state, streams a layer's weights on request, applies each reduced gradient exactly once per
+// (tensor, step), and keeps all of it durable in checkpoints plus a write-ahead log.
+//
+// Contract:
+// - A WeightRequest for step s is answered with the weights after the updates of steps < s; it
+//   waits while an earlier update is still missing and is answered STALE when a later one was
+//   already applied.
+// - The reduced gradient of (tensor, step) is applied once, when all of its chunks arrived and
+//   step is the tensor's next step (later steps wait, up to max_future_steps ahead). It is
+//   appended to the log (and synced) before it is applied and acknowledged, so an acknowledged
+//   update survives kill -9. A repeated delivery (step already applied) is acknowledged with
+//   duplicate = true and ignored.
+// - Restart from the same --store gives the identical state: the newest intact checkpoint, then
+//   the log records after it in order.
+// - Weight streams respect backpressure: a stream only produces chunks while its connection's
+//   queue is below the high watermark. Memory grows only with tensors, never with a slow peer.
+// - Bad frames, wrong tokens or versions close that connection only; the node keeps serving.
+// Runs single-threaded on its own io_context (run() blocks); stop() may be called from any thread.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "runtime/cluster/checkpoint.hpp"
+#include "runtime/cluster/connection.hpp"
+#include "runtime/cluster/tensor_store.hpp"
+
+namespace wsemu::cluster {
+
+struct MemoryXOptions {
+  Address listen{"127.0.0.1", 7100};
+  std::filesystem::path store_dir;
+  std::string token;
+  pb::OptimizerConfig optimizer;       // the node default for InitTensor without its own
+  uint64_t checkpoint_every = 100;     // steps between automatic checkpoints; 0: never
+  uint32_t keep_checkpoints = 2;
+  uint64_t memory_budget = 4ull << 30;
+  uint32_t shard_index = 0;
+  uint32_t shard_count = 1;
+  std::string stats_file;
+  std::chrono::milliseconds stats_interval{1000};
+  std::string port_file;               // "HOST:PORT" written once listening
+  ConnectionLimits limits;
+  uint32_t default_chunk_elements = kDefaultChunkElements;
+  bool sync_log = true;
+  uint64_t max_future_steps = 16;
+  std::string name = "memoryx";
+};
+
+class MemoryXNode {
+ public:
+  explicit MemoryXNode(MemoryXOptions options);  // recovers the store; throws ConfigError
+  ~MemoryXNode();
+
+  // Listens and serves until SIGTERM/SIGINT or stop(); then writes a final checkpoint.
+  int run();
+  void stop();
+
+ private:
+  struct StreamJob {
+    uint64_t request_id = 0;
+    bool read_current = false;  // ReadTensors: whatever the current step is
+    uint64_t step = 0;
+    uint32_t layer = 0;
+    uint32_t pass = 0;
+    pb::DType dtype = pb::FP32;
+    pb::Sparsity sparsity;
+    uint32_t chunk_elements = kDefaultChunkElements;
+    std::vector<uint64_t> tensor_ids;
+    size_t tensor_index = 0;
+    uint64_t offset = 0;
+    std::vector<uint8_t> keep;  // sparsity mask of the current tensor
+    uint64_t bytes_sent = 0;
+    uint64_t bytes_dense = 0;
+  };
+  struct Peer {
+    std::shared_ptr<Connection> connection;
+    pb::Role role = pb::ROLE_UNSPECIFIED;
+    uint32_t rank = 0;
+    std::string label;
+    std::deque<StreamJob> jobs;
+    bool waiting_for_drain = false;
+  };
+  struct PendingRequest {
+    uint64_t peer_id;
+    pb::WeightRequest request;
+  };
+  struct Assembly {
+    std::vector<float> values;
+    std::map<uint64_t, uint32_t> chunks;  // offset -> count
+    uint64_t covered = 0;
+    uint64_t completed_by = 0;            // peer that delivered the last chunk
+  };
+
+  // networking (memoryx_node.cpp)
+  void accept_next();
+  void on_frame(uint64_t peer_id, pb::Envelope& envelope);
+  void on_closed(uint64_t peer_id, const std::string& reason);
+  void handshake(Peer& peer, pb::Envelope& envelope);
+  void handle_weight_request(uint64_t peer_id, const pb::WeightRequest& request);
+  void start_or_defer(uint64_t peer_id, const pb::WeightRequest& request);
+  void handle_read(uint64_t peer_id, const pb::ReadTensors& read);
+  void pump(uint64_t peer_id);
+  bool emit_chunk(Peer& peer, StreamJob& job);  // false once the job has ended
+  void end_stream(Peer& peer, const StreamJob& job, pb::WeightEnd::Status status, const std::string& message);
+  void retry_pending_requests();
+  void write_stats();
+  void schedule_stats();
+  nlohmann::json stats_json();
+
+  // state (memoryx_updates.cpp)
+  void recover();
+  void handle_gradient(uint64_t peer_id, const pb::GradientData& data);
+  void apply_ready(uint64_t tensor_id);
+  void handle_init(uint64_t peer_id, const pb::InitTensor& init);
+  void maybe_checkpoint();
+  std::filesystem::path checkpoint_now();
+  void send_ack(uint64_t peer_id, uint64_t tensor_id, uint64_t step, bool duplicate);
+  const TensorRecord& checked_tensor(uint64_t tensor_id) const;
+
+  MemoryXOptions options_;
+  asio::io_context io_;
+  tcp::acceptor acceptor_;
+  asio::signal_set signals_;
+  asio::steady_timer stats_timer_;
+  NodeStats stats_;
+  TensorStore store_;
+  std::unique_ptr<WriteAheadLog> log_;
+  uint64_t sequence_ = 0;               // of the newest checkpoint / the current log
+  uint64_t checkpointed_step_ = 0;      // min next step at the newest checkpoint
+  bool dirty_ = false;                  // changed since the newest checkpoint
+  std::map<uint64_t, Peer> peers_;
+  std::vector<PendingRequest> pending_requests_;
+  std::map<std::pair<uint64_t, uint64_t>, Assembly> assemblies_;  // (tensor, step)
+  bool stopping_ = false;
+};
+
+}  // namespace wsemu::cluster
