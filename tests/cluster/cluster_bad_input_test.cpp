@@ -1,0 +1,271 @@
+// Bad input: random bytes, truncated frames, oversized length prefixes, wrong tokens and wrong
+// protocol versions are each rejected (connection closed, refusal logged) while the node stays
+// alive and keeps serving well-behaved peers.
+#include <gtest/gtest.h>
+
+#include <utility>  // before asio (Boost 1.74, C++20, GCC 12)
+
+#include <boost/asio.hpp>
+#include <fmt/format.h>
+#include <sys/socket.h>
+
+#include <csignal>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "tests/cluster/cluster_test_support.hpp"
+
+namespace wsemu::cluster::testing {
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+// A plain blocking socket that can send anything at all.
+class RawPeer {
+ public:
+  explicit RawPeer(const std::string& address) : socket_(io_) {
+    const Address a = parse_address(address);
+    socket_.connect(tcp::endpoint(asio::ip::make_address(a.host), a.port));
+    timeval timeout{5, 0};
+    ::setsockopt(socket_.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  }
+  void send(const std::string& bytes) {
+    boost::system::error_code ignored;  // the node may close while we are still writing
+    asio::write(socket_, asio::buffer(bytes), ignored);
+  }
+  void send(const pb::Envelope& envelope) { send(encode_frame(envelope)); }
+  void finish_sending() {
+    boost::system::error_code ignored;
+    socket_.shutdown(tcp::socket::shutdown_send, ignored);
+  }
+  // Reads until the node closes the connection (true) or 5 s pass (false).
+  bool closed_by_node(std::string* received = nullptr) {
+    char buffer[65536];
+    for (;;) {
+      boost::system::error_code ec;
+      const size_t n = socket_.read_some(asio::buffer(buffer), ec);
+      if (received) received->append(buffer, n);
+      if (ec == asio::error::eof || ec == asio::error::connection_reset) return true;
+      if (ec) return false;  // timeout
+    }
+  }
+  // The frames in `bytes` (as many whole ones as there are).
+  static std::vector<pb::Envelope> frames(const std::string& bytes) {
+    std::vector<pb::Envelope> out;
+    size_t pos = 0;
+    while (pos + 4 <= bytes.size()) {
+      const uint32_t length = decode_frame_length(reinterpret_cast<const unsigned char*>(bytes.data() + pos));
+      if (pos + 4 + length > bytes.size()) break;
+      out.push_back(parse_envelope(bytes.data() + pos + 4, length));
+      pos += 4 + length;
+    }
+    return out;
+  }
+
+ private:
+  asio::io_context io_;
+  tcp::socket socket_;
+};
+
+pb::Envelope hello(const std::string& token, uint32_t version = kProtocolVersion, pb::Role role = pb::LEAF,
+                   uint32_t rank = 0) {
+  pb::Envelope envelope;
+  auto& h = *envelope.mutable_hello();
+  h.set_protocol_version(version);
+  h.set_role(role);
+  h.set_token(token);
+  h.set_rank(rank);
+  h.set_name("raw-test-peer");
+  return envelope;
+}
+
+std::string length_prefix(uint32_t length) {
+  std::string out(4, '\0');
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((length >> (8 * i)) & 0xFF);
+  return out;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class ClusterBadInput : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    optimizer_.kind = "sgd";
+    optimizer_.lr = 0.1f;
+    cluster_ = std::make_unique<LocalCluster>(cluster_options(1, 1, optimizer_));
+    cluster_->start();
+    init_model(*cluster_, model_, optimizer_);
+  }
+
+  // The node answers a well-behaved client: status, and MemoryX serves a tensor.
+  void expect_serving(const std::string& address, bool memoryx) {
+    ClientOptions options;
+    options.address = address;
+    options.token = cluster_->token();
+    options.role = pb::ORCHESTRATOR;
+    options.connect_timeout = std::chrono::seconds(5);
+    ClusterClient client(options);
+    client.connect();
+    EXPECT_TRUE(client.status().contains("counters"));
+    if (memoryx) {
+      EXPECT_EQ(client.read_tensors({0}).at(0).values, model_.initial[0]);
+    }
+  }
+
+  void check_rejections(const std::string& address, bool memoryx) {
+    std::mt19937 random(std::random_device{}());
+    {
+      SCOPED_TRACE("random bytes");
+      RawPeer peer(address);
+      std::string noise(200000, '\0');
+      for (char& c : noise) c = static_cast<char>(random());
+      peer.send(noise);
+      EXPECT_TRUE(peer.closed_by_node());
+      expect_serving(address, memoryx);
+    }
+    {
+      SCOPED_TRACE("truncated frame before the handshake");
+      RawPeer peer(address);
+      std::string frame = encode_frame(hello(cluster_->token()));
+      peer.send(frame.substr(0, frame.size() / 2));
+      peer.finish_sending();
+      EXPECT_TRUE(peer.closed_by_node());
+      expect_serving(address, memoryx);
+    }
+    {
+      SCOPED_TRACE("oversized length prefix");
+      RawPeer peer(address);
+      peer.send(length_prefix(0xFFFFFFF0u));
+      std::string received;
+      EXPECT_TRUE(peer.closed_by_node(&received));
+      const auto frames = RawPeer::frames(received);
+      ASSERT_EQ(frames.size(), 1u);
+      EXPECT_NE(frames[0].error().message().find("exceeds the limit"), std::string::npos);
+      expect_serving(address, memoryx);
+    }
+    {
+      SCOPED_TRACE("wrong token");
+      RawPeer peer(address);
+      peer.send(hello(cluster_->token() + "x"));
+      std::string received;
+      EXPECT_TRUE(peer.closed_by_node(&received));
+      const auto frames = RawPeer::frames(received);
+      ASSERT_GE(frames.size(), 1u);
+      EXPECT_FALSE(frames[0].hello_reply().accepted());
+      EXPECT_EQ(frames[0].hello_reply().reason(), "wrong token");
+      expect_serving(address, memoryx);
+    }
+    {
+      SCOPED_TRACE("wrong version");
+      RawPeer peer(address);
+      peer.send(hello(cluster_->token(), kProtocolVersion + 41));
+      std::string received;
+      EXPECT_TRUE(peer.closed_by_node(&received));
+      const auto frames = RawPeer::frames(received);
+      ASSERT_GE(frames.size(), 1u);
+      EXPECT_FALSE(frames[0].hello_reply().accepted());
+      EXPECT_NE(frames[0].hello_reply().reason().find("protocol version 42"), std::string::npos);
+      expect_serving(address, memoryx);
+    }
+    {
+      SCOPED_TRACE("a request before the handshake");
+      RawPeer peer(address);
+      pb::Envelope request;
+      request.mutable_weight_request()->set_layer(0);
+      peer.send(request);
+      std::string received;
+      EXPECT_TRUE(peer.closed_by_node(&received));
+      const auto frames = RawPeer::frames(received);
+      ASSERT_GE(frames.size(), 1u);
+      EXPECT_FALSE(frames[0].hello_reply().accepted());
+      expect_serving(address, memoryx);
+    }
+    {
+      SCOPED_TRACE("after a good handshake: oversized frame, then garbage");
+      for (int variant = 0; variant < 3; ++variant) {
+        RawPeer peer(address);
+        peer.send(hello(cluster_->token(), kProtocolVersion, pb::ORCHESTRATOR));
+        if (variant == 0) peer.send(length_prefix(100u << 20));           // above the 64 MiB limit
+        if (variant == 1) peer.send(length_prefix(64) + std::string(64, '\xff'));  // not a protobuf
+        if (variant == 2) {                                                // valid frame, truncated stream
+          pb::Envelope status;
+          status.mutable_status_request()->set_request_id(1);
+          const std::string frame = encode_frame(status);
+          peer.send(length_prefix(1000) + frame);
+          peer.finish_sending();
+        }
+        std::string received;
+        EXPECT_TRUE(peer.closed_by_node(&received)) << "variant " << variant;
+        const auto frames = RawPeer::frames(received);
+        ASSERT_GE(frames.size(), 1u);
+        EXPECT_TRUE(frames[0].hello_reply().accepted());
+        expect_serving(address, memoryx);
+      }
+    }
+  }
+
+  ReferenceOptimizer optimizer_;
+  SyntheticModel model_ = SyntheticModel::small(31);
+  std::unique_ptr<LocalCluster> cluster_;
+};
+
+TEST_F(ClusterBadInput, MemoryXRejectsEachAndKeepsServing) {
+  Watchdog watchdog(std::chrono::seconds(90), "memoryx bad input");
+  check_rejections(cluster_->memoryx_addresses()[0], true);
+  EXPECT_EQ(::kill(cluster_->memoryx(0).pid, 0), 0);
+  const std::string log = read_file(cluster_->memoryx(0).log_file);
+  EXPECT_NE(log.find("refused connection from 127.0.0.1"), std::string::npos) << log;
+  EXPECT_NE(log.find("wrong token"), std::string::npos);
+  EXPECT_NE(log.find("protocol version 42"), std::string::npos);
+  EXPECT_NE(log.find("exceeds the limit"), std::string::npos);
+  // And the cluster still trains correctly through it.
+  LeafRunOptions run;
+  run.steps = 3;
+  const auto result = run_leaves(*cluster_, model_, 1, run);
+  ASSERT_TRUE(result.errors.empty()) << result.errors.front();
+  EXPECT_TRUE(bit_identical(read_model(*cluster_, model_), reference_train(model_, optimizer_, 1, 1, 3)));
+}
+
+TEST_F(ClusterBadInput, SwarmXRejectsEachAndKeepsServing) {
+  Watchdog watchdog(std::chrono::seconds(90), "swarmx bad input");
+  check_rejections(cluster_->root_address(), false);
+  EXPECT_EQ(::kill(cluster_->swarmx(0).pid, 0), 0);
+  const std::string log = read_file(cluster_->swarmx(0).log_file);
+  EXPECT_NE(log.find("wrong token"), std::string::npos) << log;
+  EXPECT_NE(log.find("protocol version 42"), std::string::npos);
+  LeafRunOptions run;
+  run.steps = 3;
+  const auto result = run_leaves(*cluster_, model_, 1, run);
+  ASSERT_TRUE(result.errors.empty()) << result.errors.front();
+  EXPECT_TRUE(bit_identical(read_model(*cluster_, model_), reference_train(model_, optimizer_, 1, 1, 3)));
+}
+
+TEST_F(ClusterBadInput, AnExtraChildRankIsRefusedWhenTheFanoutIsFull) {
+  Watchdog watchdog(std::chrono::seconds(60), "fanout full");
+  ClientOptions first;
+  first.address = cluster_->root_address();
+  first.token = cluster_->token();
+  first.rank = 0;
+  ClusterClient leaf0(first);
+  leaf0.connect();
+  ClientOptions second = first;
+  second.rank = 5;
+  second.connect_timeout = std::chrono::seconds(5);
+  ClusterClient leaf5(second);
+  try {
+    leaf5.connect();
+    FAIL() << "a second rank was accepted by a node of fanout 1";
+  } catch (const ClusterError& error) {
+    EXPECT_NE(std::string(error.what()).find("child slots are taken"), std::string::npos) << error.what();
+  }
+}
+
+}  // namespace
+}  // namespace wsemu::cluster::testing

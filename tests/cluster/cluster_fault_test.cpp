@@ -1,0 +1,137 @@
+// Fault tests: kill -9 a node in the middle of a run, restart it on the same port, and the run
+// still ends with the weights of an uninterrupted run (the reference, which equals one: see
+// cluster_train_test), with nothing lost or applied twice.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <random>
+#include <thread>
+
+#include "tests/cluster/cluster_test_support.hpp"
+
+namespace wsemu::cluster::testing {
+namespace {
+
+constexpr uint64_t kSteps = 50;
+
+ReferenceOptimizer momentum() {
+  ReferenceOptimizer o;
+  o.kind = "momentum";
+  o.lr = 0.02f;
+  o.weight_decay = 0.01f;
+  return o;
+}
+
+// Runs the leaves in the background; `fault` runs on this (the cluster's) thread meanwhile.
+template <class Fault>
+LeafRunResult run_with_fault(LocalCluster& cluster, const SyntheticModel& model, Fault fault) {
+  std::atomic<uint64_t> progress{0};
+  LeafRunOptions options;
+  options.steps = kSteps;
+  LeafRunResult result;
+  std::thread leaves([&] { result = run_leaves(cluster, model, 4, options, &progress); });
+  fault(progress);
+  leaves.join();
+  return result;
+}
+
+void wait_for_step(const std::atomic<uint64_t>& progress, uint64_t step) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (progress.load() < step && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+TEST(ClusterFaults, KillingMemoryXAtARandomStepAndRestartingItLosesNothing) {
+  Watchdog watchdog(std::chrono::seconds(100), "memoryx kill -9 run");
+  const auto optimizer = momentum();
+  const SyntheticModel model = SyntheticModel::small(21);
+  auto options = cluster_options(4, 2, optimizer);
+  options.memoryx_args.insert(options.memoryx_args.end(), {"--checkpoint-every", "7"});
+  LocalCluster cluster(options);
+  cluster.start();
+  init_model(cluster, model, optimizer);
+  std::mt19937 random(std::random_device{}());
+  const uint64_t kill_at = 5 + random() % 40;
+  const auto downtime = std::chrono::milliseconds(random() % 300);
+  SCOPED_TRACE(fmt::format("kill -9 memoryx at step {}, down {} ms", kill_at, downtime.count()));
+  const LeafRunResult result = run_with_fault(cluster, model, [&](const std::atomic<uint64_t>& progress) {
+    wait_for_step(progress, kill_at);
+    cluster.kill_memoryx(0, SIGKILL);
+    std::this_thread::sleep_for(downtime);
+    cluster.restart_memoryx(0);
+  });
+  ASSERT_TRUE(result.errors.empty()) << result.errors.front();
+  EXPECT_TRUE(bit_identical(read_model(cluster, model), reference_train(model, optimizer, 4, 2, kSteps)));
+  // The root reconnected to the restarted MemoryX.
+  ClientOptions client;
+  client.address = cluster.root_address();
+  client.token = cluster.token();
+  client.role = pb::ORCHESTRATOR;
+  ClusterClient root(client);
+  root.connect();
+  EXPECT_GE(root.status()["counters"]["upstream_reconnects"].get<uint64_t>(), 1u);
+}
+
+TEST(ClusterFaults, KillingSwarmXNodesAndRestartingThemLosesNothing) {
+  Watchdog watchdog(std::chrono::seconds(100), "swarmx kill -9 run");
+  const auto optimizer = momentum();
+  const SyntheticModel model = SyntheticModel::small(22);
+  LocalCluster cluster(cluster_options(4, 2, optimizer));
+  cluster.start();
+  init_model(cluster, model, optimizer);
+  std::mt19937 random(std::random_device{}());
+  const uint64_t kill_root_at = 3 + random() % 20;
+  const uint64_t kill_leaf_node_at = kill_root_at + 3 + random() % 20;
+  const size_t leaf_node = random() % 2;
+  SCOPED_TRACE(fmt::format("kill -9 the root at step {}, level-0 node {} at step {}", kill_root_at, leaf_node,
+                           kill_leaf_node_at));
+  const LeafRunResult result = run_with_fault(cluster, model, [&](const std::atomic<uint64_t>& progress) {
+    wait_for_step(progress, kill_root_at);
+    cluster.kill_swarmx(cluster.root_index(), SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(random() % 200));
+    cluster.restart_swarmx(cluster.root_index());
+    wait_for_step(progress, kill_leaf_node_at);
+    cluster.kill_swarmx(leaf_node, SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(random() % 200));
+    cluster.restart_swarmx(leaf_node);
+  });
+  ASSERT_TRUE(result.errors.empty()) << result.errors.front();
+  EXPECT_TRUE(bit_identical(read_model(cluster, model), reference_train(model, optimizer, 4, 2, kSteps)));
+  EXPECT_GE(result.reconnects, 2u);  // the two leaves under the killed level-0 node at least
+}
+
+TEST(ClusterFaults, MemoryXRestartsFromItsStoreWithIdenticalState) {
+  Watchdog watchdog(std::chrono::seconds(60), "memoryx restart");
+  ReferenceOptimizer optimizer;
+  optimizer.kind = "adam";
+  optimizer.lr = 0.01f;
+  const SyntheticModel model = SyntheticModel::small(23);
+  auto options = cluster_options(1, 1, optimizer);
+  options.memoryx_args.insert(options.memoryx_args.end(), {"--checkpoint-every", "4", "--memory-budget", "8K"});
+  LocalCluster cluster(options);
+  cluster.start();
+  init_model(cluster, model, optimizer);
+  LeafRunOptions run;
+  run.steps = 10;
+  ASSERT_TRUE(run_leaves(cluster, model, 1, run).errors.empty());
+  const auto before = read_model(cluster, model);
+  // A clean stop (final checkpoint), then a crash with log records after the last checkpoint.
+  cluster.kill_memoryx(0, SIGTERM);
+  cluster.restart_memoryx(0);
+  EXPECT_TRUE(bit_identical(read_model(cluster, model), before));
+  // Ten more steps (checkpoint at 12 and 16, records for 17..19 only in the log), then kill -9.
+  LeafRunOptions more = run;
+  more.first_step = 10;
+  more.steps = 20;
+  ASSERT_TRUE(run_leaves(cluster, model, 1, more).errors.empty());
+  const auto after = read_model(cluster, model);
+  cluster.kill_memoryx(0, SIGKILL);
+  cluster.restart_memoryx(0);
+  EXPECT_TRUE(bit_identical(read_model(cluster, model), after));
+  EXPECT_TRUE(bit_identical(after, reference_train(model, optimizer, 1, 1, 20)));
+}
+
+}  // namespace
+}  // namespace wsemu::cluster::testing
