@@ -109,7 +109,9 @@ class TestProgram {
     return *this;
   }
   TestProgram& dsd(int dsr, const isa::Descriptor& d) {
-    img_.descriptors.push_back({"d" + std::to_string(dsr), uint8_t(dsr), d});
+    std::string name = "d";
+    name += std::to_string(dsr);
+    img_.descriptors.push_back({name, uint8_t(dsr), d});
     return *this;
   }
   TestProgram& iq(int q, int color) {

@@ -44,6 +44,17 @@ std::vector<T> read(emu::Wafer& w, int x, int y, uint32_t address, size_t n) {
 inline emu::Wavelet data_wavelet(uint8_t color, uint32_t payload) { return {payload, color, false, false}; }
 inline emu::Wavelet control_wavelet(uint8_t color, uint32_t payload) { return {payload, color, true, false}; }
 
+// Pushes every wavelet into the edge port, stepping the wafer while the port is full.
+inline void push_all(emu::Wafer& w, int x, int y, Direction side, const std::vector<emu::Wavelet>& in,
+                     int max_cycles = 10000) {
+  size_t next = 0;
+  for (int c = 0; c < max_cycles && next < in.size(); ++c) {
+    while (next < in.size() && w.push_edge(x, y, side, in[next])) ++next;
+    if (next < in.size()) w.step();
+  }
+  ASSERT_EQ(next, in.size()) << "the edge port did not take every wavelet";
+}
+
 inline emu::RunResult run_ok(emu::Wafer& w, uint64_t max_cycles = 100000) {
   emu::RunResult r = w.run(max_cycles);
   EXPECT_EQ(r.status, emu::RunResult::Status::QUIESCENT) << r.to_string();
