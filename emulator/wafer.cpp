@@ -262,6 +262,19 @@ void Wafer::activate_task(int x, int y, int task_id) {
   activate_state(state_at(x, y));
 }
 
+const isa::ObjectImage* Wafer::program_at(int x, int y) const {
+  const uint32_t s = state_at(x, y);
+  if (s == kNone || states_[s].core == kNone) return nullptr;
+  return programs_[cores_[states_[s].core].program_index].image.get();
+}
+
+void Wafer::peek_sram(int x, int y, uint32_t address, std::span<uint8_t> out) const {
+  check_xy(x, y, "peek_sram");
+  const uint32_t s = state_at(x, y);
+  if (s == kNone || states_[s].core == kNone) config_error(fmt::format("peek_sram: PE({},{}) has no program", x, y));
+  cores_[states_[s].core].sram.read(address, out);
+}
+
 CoreView Wafer::core_view(int x, int y) const {
   check_xy(x, y, "core_view");
   const uint32_t s = state_at(x, y);
@@ -315,6 +328,16 @@ void Wafer::for_each(const std::vector<uint32_t>& items, F&& f) {
   });
 }
 
+Fault Wafer::internal_fault(const TileState& t, const char* what) const {
+  Fault f;
+  f.kind = FaultKind::INTERNAL_ERROR;
+  f.message = fmt::format("unexpected exception while stepping: {}", what);
+  f.x = t.x;
+  f.y = t.y;
+  f.cycle = cycle_;
+  return f;
+}
+
 void Wafer::compute_tile(uint32_t s) {
   TileState& t = states_[s];
   t.progressed = false;
@@ -345,6 +368,9 @@ void Wafer::compute_tile(uint32_t s) {
       }
       t.fault = std::move(f);
       return;
+    } catch (const std::exception& e) {
+      t.fault = internal_fault(t, e.what());
+      return;
     }
   }
   try {
@@ -357,6 +383,9 @@ void Wafer::compute_tile(uint32_t s) {
     f.y = t.y;
     f.cycle = cycle_;
     t.fault = std::move(f);
+    return;
+  } catch (const std::exception& e) {
+    t.fault = internal_fault(t, e.what());
     return;
   }
   // Asked after the router: the RAMP may just have landed a wavelet that makes a task runnable.

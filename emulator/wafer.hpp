@@ -112,6 +112,10 @@ class Wafer {
   void activate_task(int x, int y, int task_id);
   bool has_core(int x, int y) const;
   CoreView core_view(int x, int y) const;
+  // For debuggers and trace recorders: the program PE (x,y) runs (nullptr when none), and a
+  // read of its SRAM that is not counted as back-door traffic.
+  const isa::ObjectImage* program_at(int x, int y) const;
+  void peek_sram(int x, int y, uint32_t address, std::span<uint8_t> out) const;
 
   // ---- running ----
   RunResult run(uint64_t max_cycles);
@@ -154,6 +158,7 @@ class Wafer {
   void activate_state(uint32_t s);
   void refresh_credits(uint32_t s, int color);
   void compute_tile(uint32_t s);
+  Fault internal_fault(const TileState& t, const char* what) const;
   void commit_tile(uint32_t s);
   bool step_cycle(std::optional<Fault>& fault);  // returns progress
   template <typename F>
