@@ -62,12 +62,17 @@ struct ClusterClient::State : std::enable_shared_from_this<ClusterClient::State>
   mutable std::mutex mutex;
   std::condition_variable cv;
   uint64_t unacked_bytes = 0;
+  std::string failure_shared;  // `failure`, readable by callers
   ClientCounters counters;
 
   std::shared_ptr<Connection> connection() const { return link ? link->connection() : nullptr; }
 
   void fail_all(const std::string& reason) {
     failure = reason;
+    {
+      std::lock_guard lock(mutex);
+      failure_shared = reason;
+    }
     for (auto& [id, stream] : streams) {
       auto error = std::make_exception_ptr(ClusterError(reason));
       if (stream.is_read) stream.read.set_exception(error); else stream.weights.set_exception(error);
@@ -353,8 +358,10 @@ void ClusterClient::send_gradient_chunk(uint64_t tensor_id, uint32_t layer, uint
   {
     std::unique_lock lock(state_->mutex);
     state_->cv.wait(lock, [&] {
-      return state_->unacked_bytes == 0 || state_->unacked_bytes + frame->size() <= options_.max_unacked_bytes;
+      return !state_->failure_shared.empty() || state_->unacked_bytes == 0 ||
+             state_->unacked_bytes + frame->size() <= options_.max_unacked_bytes;
     });
+    if (!state_->failure_shared.empty()) throw ClusterError(state_->failure_shared);
     state_->unacked_bytes += frame->size();
     state_->counters.unacked_bytes = state_->unacked_bytes;
     state_->counters.gradient_bytes_sent += chunk_payload_bytes(chunk);
@@ -369,7 +376,10 @@ void ClusterClient::send_gradient_chunk(uint64_t tensor_id, uint32_t layer, uint
 
 bool ClusterClient::wait_acknowledged(std::chrono::milliseconds timeout) {
   std::unique_lock lock(state_->mutex);
-  return state_->cv.wait_for(lock, timeout, [&] { return state_->unacked_bytes == 0; });
+  const bool done = state_->cv.wait_for(
+      lock, timeout, [&] { return state_->unacked_bytes == 0 || !state_->failure_shared.empty(); });
+  if (!state_->failure_shared.empty()) throw ClusterError(state_->failure_shared);
+  return done;
 }
 
 pb::Envelope ClusterClient::call(pb::Envelope request) {

@@ -106,7 +106,8 @@ class ClusterClient {
   // One chunk: elements [offset, offset + values.size()) of a tensor of tensor_elements.
   void send_gradient_chunk(uint64_t tensor_id, uint32_t layer, uint64_t step, uint64_t tensor_elements,
                            uint64_t offset, std::span<const float> values, const GradientEncoding& encoding = {});
-  // Waits until every gradient sent so far is acknowledged; false on timeout.
+  // Waits until every gradient sent so far is acknowledged; false on timeout. Like every call,
+  // throws ClusterError once the client has given up on the connection.
   bool wait_acknowledged(std::chrono::milliseconds timeout);
 
   // --- orchestrator (connected to a MemoryX shard) ---
