@@ -1,0 +1,195 @@
+// Every fault category, with the PE, cycle, PC, instruction and color where they apply. A
+// faulting kernel never crashes the process: run() returns the fault.
+#include <gtest/gtest.h>
+
+#include "tests/emulator/wafer_helpers.hpp"
+
+namespace wsemu::testing {
+namespace {
+
+using emu::FaultKind;
+using emu::RunResult;
+using emu::Wafer;
+
+RunResult run_program(const std::string& code, const char* arch = "wse2", int x = 0, int y = 0) {
+  TestProgram p(arch);
+  p.code(code).local_task(10, "main");
+  p.dsd(0, mem1d(0x1000, 4)).dsd(1, mem1d(0x1000, 4, 1, 16)).dsd(2, mem1d(0xFFF0, 4));
+  Wafer w(emu::arch_profile(arch), 2, 2);
+  w.load_program(x, y, p.build());
+  w.activate_task(x, y, 10);
+  return w.run(1000);
+}
+
+void expect_kernel_error(const RunResult& r, const std::string& text, uint32_t pc) {
+  ASSERT_EQ(r.status, RunResult::Status::FAULT) << r.to_string();
+  EXPECT_EQ(r.fault->kind, FaultKind::KERNEL_ERROR);
+  EXPECT_NE(r.fault->message.find(text), std::string::npos) << r.fault->to_string();
+  ASSERT_TRUE(r.fault->pc);
+  EXPECT_EQ(*r.fault->pc, pc);
+  EXPECT_FALSE(r.fault->instruction.empty());
+  EXPECT_TRUE(r.fault->cycle.has_value());
+}
+
+TEST(Fault, StoreIntoCodeIsAKernelError) {
+  const RunResult r = run_program("main:\n  li r1, 8\n  st32 [r1 + 0], r1\n  exit\n", "wse2", 1, 1);
+  expect_kernel_error(r, "inside the code", 1);
+  EXPECT_EQ(*r.fault->x, 1);
+  EXPECT_EQ(*r.fault->y, 1);
+  EXPECT_EQ(r.fault->instruction, "st32 [r1 + 0], r1");
+  EXPECT_EQ(*r.fault->cycle, 2u);  // pick at 0, li at 1, st32 at 2
+  EXPECT_NE(r.to_string().find("kernel error at PE(1,1), cycle 2, pc 1 `st32 [r1 + 0], r1`"), std::string::npos)
+      << r.to_string();
+}
+
+TEST(Fault, LoadOutsideSram) {
+  expect_kernel_error(run_program("main:\n  li r1, 49152\n  ld32 r2, [r1 + 0]\n  exit\n"), "outside the 49152 bytes", 1);
+}
+
+TEST(Fault, MisalignedLoad) {
+  expect_kernel_error(run_program("main:\n  ld32 r2, [0x1002]\n  exit\n"), "not 4-byte aligned", 0);
+}
+
+TEST(Fault, DivisionByZero) {
+  expect_kernel_error(run_program("main:\n  li r1, 1\n  divu r3, r1, r2\n  exit\n"), "division by zero", 1);
+}
+
+TEST(Fault, CallStackOverflow) {
+  expect_kernel_error(run_program("main:\n  call main\n"), "call stack overflow", 0);
+}
+
+TEST(Fault, ElementWidthMismatch) {
+  expect_kernel_error(run_program("main:\n  fadds d0, d0, d1\n  exit\n"), "holds 16-bit elements", 0);
+}
+
+TEST(Fault, VectorOperandOutsideSram) {
+  expect_kernel_error(run_program("main:\n  fmovs d2, d0\n  exit\n"), "outside SRAM", 0);
+}
+
+TEST(Fault, ActivatingADataTask) {
+  TestProgram p("wse2");
+  p.code("main:\n  activate 3\n  exit\nd3:\n  exit\n").local_task(10, "main").data_task(3, "d3");
+  Wafer w(emu::arch_profile("wse2"), 1, 1);
+  w.load_program(0, 0, p.build());
+  w.activate_task(0, 0, 10);
+  expect_kernel_error(w.run(100), "data tasks are activated by wavelets", 0);
+}
+
+TEST(Fault, MicrothreadAlreadyBusy) {
+  TestProgram p("wse3");
+  p.dsd(0, mem1d(0x1000, 50)).dsd(1, mem1d(0x1100, 50));
+  p.code("main:\n  fmovs.async d1, d0 | ut=2\n  fmovs.async d0, d1 | ut=2\n  exit\n").local_task(10, "main");
+  Wafer w(emu::arch_profile("wse3"), 1, 1);
+  w.load_program(0, 0, p.build());
+  w.activate_task(0, 0, 10);
+  expect_kernel_error(w.run(100), "microthread 2 is still running", 1);
+}
+
+TEST(Fault, InvalidInstructionWord) {
+  TestProgram p;
+  p.code("main:\n  nop\n  exit\n").local_task(10, "main");
+  auto img = std::make_shared<isa::ObjectImage>(*p.build());
+  img->code[1] = 0xFFFF;  // no such opcode
+  Wafer w(emu::arch_profile("wse2"), 1, 1);
+  w.load_program(0, 0, img);
+  w.activate_task(0, 0, 10);
+  const RunResult r = w.run(100);
+  ASSERT_EQ(r.status, RunResult::Status::FAULT);
+  EXPECT_EQ(r.fault->kind, FaultKind::KERNEL_ERROR);
+  EXPECT_NE(r.fault->message.find("invalid instruction word"), std::string::npos);
+}
+
+TEST(Fault, WaveletSentTowardARouterThatDoesNotReceiveIt) {
+  Wafer w(emu::arch_profile("wse2"), 2, 1);
+  w.set_route(0, 0, 4, route("W", "E"));
+  w.set_route(1, 0, 4, route("N", "S"));  // does not receive color 4 from WEST
+  ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(4, 1)));
+  const RunResult r = w.run(100);
+  ASSERT_EQ(r.status, RunResult::Status::FAULT);
+  EXPECT_EQ(r.fault->kind, FaultKind::KERNEL_ERROR);
+  EXPECT_EQ(*r.fault->color, 4);
+  EXPECT_EQ(*r.fault->x, 0);
+  EXPECT_NE(r.fault->message.find("does not receive color 4 from WEST"), std::string::npos) << r.to_string();
+}
+
+TEST(Fault, WaveletToACoreWithoutAnInputQueueOnWse3) {
+  TestProgram p("wse3");
+  p.code("main:\n  exit\n");
+  Wafer w(emu::arch_profile("wse3"), 1, 1);
+  w.load_program(0, 0, p.build());
+  w.set_route(0, 0, 9, route("W", "R"));
+  ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(9, 1)));
+  const RunResult r = w.run(100);
+  ASSERT_EQ(r.status, RunResult::Status::FAULT);
+  EXPECT_NE(r.fault->message.find("no input queue is bound to color 9"), std::string::npos) << r.to_string();
+}
+
+TEST(Fault, ConfigurationErrors) {
+  auto expect_config = [](auto&& f, const std::string& text) {
+    try {
+      f();
+      ADD_FAILURE() << "no error for: " << text;
+    } catch (const emu::FaultError& e) {
+      EXPECT_EQ(e.fault().kind, FaultKind::CONFIGURATION_ERROR) << e.what();
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  };
+  expect_config([] { emu::arch_profile("wse9"); }, "unknown architecture 'wse9'");
+  expect_config([] { emu::arch_profile_with("wse2", {"clock_mhz=abc"}); }, "not a number");
+  expect_config([] { emu::arch_profile_with("wse2", {"nonsense=1"}); }, "unknown profile key");
+  expect_config([] { emu::arch_profile_with("wse2", {"router_buffer_depth=99"}); }, "out of range");
+  expect_config([] { Wafer w(emu::arch_profile("wse2"), 0, 3); }, "fabric size");
+  Wafer w(emu::arch_profile("wse2"), 2, 2);
+  expect_config([&] { w.set_route(5, 0, 1, route("W", "E")); }, "outside the 2x2 fabric");
+  expect_config([&] { w.activate_task(0, 0, 10); }, "has no program");
+  TestProgram big;
+  big.code("main:\n  exit\n");
+  auto img = std::make_shared<isa::ObjectImage>(*big.build());
+  img->data_size = 60000;
+  expect_config([&] { w.load_program(0, 0, img); }, "needs");
+  TestProgram p;
+  p.code("main:\n  exit\n").local_task(10, "main");
+  w.load_program(1, 1, p.build());
+  const std::vector<uint8_t> bytes(4, 0);
+  expect_config([&] { w.write_sram(1, 1, 0, bytes); }, "inside the code");
+  expect_config([&] { w.activate_task(1, 1, 11); }, "not bound to a local task");
+  TestProgram wrong_arch("wse3");
+  wrong_arch.code("main:\n  exit\n");
+  expect_config([&] { w.load_program(0, 1, wrong_arch.build()); }, "assembled for wse3");
+}
+
+TEST(Fault, UnsupportedTeardownCommand) {
+  Wafer w(emu::arch_profile("wse2"), 1, 1);
+  w.set_route(0, 0, 1, route("W", "E"));
+  const uint32_t teardown = emu::make_control_payload(
+      {emu::RouterCommand::TEARDOWN, emu::RouterCommand::NOP, emu::RouterCommand::NOP, emu::RouterCommand::NOP});
+  ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, control_wavelet(1, teardown)));
+  const RunResult r = w.run(100);
+  ASSERT_EQ(r.status, RunResult::Status::FAULT);
+  EXPECT_EQ(r.fault->kind, FaultKind::UNSUPPORTED);
+  EXPECT_EQ(*r.fault->color, 1);
+  EXPECT_NE(r.to_string().find("unsupported at PE(0,0)"), std::string::npos) << r.to_string();
+}
+
+TEST(Fault, InternalErrorCategoryFormats) {
+  emu::Fault f;
+  f.kind = FaultKind::INTERNAL_ERROR;
+  f.message = "invariant broken";
+  f.x = 3;
+  f.y = 4;
+  f.cycle = 9;
+  EXPECT_EQ(f.to_string(), "internal error at PE(3,4), cycle 9: invariant broken");
+}
+
+TEST(Fault, TheWaferStaysUsableForInspectionAfterAFault) {
+  TestProgram p;
+  p.code("main:\n  li r7, 42\n  divu r1, r7, r0\n  exit\n").local_task(10, "main");
+  Wafer w(emu::arch_profile("wse2"), 1, 1);
+  w.load_program(0, 0, p.build());
+  w.activate_task(0, 0, 10);
+  ASSERT_EQ(w.run(100).status, RunResult::Status::FAULT);
+  EXPECT_EQ(w.core_view(0, 0).regs[7], 42u);
+}
+
+}  // namespace
+}  // namespace wsemu::testing

@@ -1,0 +1,158 @@
+// Multi-PE programs with hand-computed results: a row passing and adding values, a 2x2
+// broadcast and reduce, and a 4-direction send from a centre PE on one color using switch
+// positions.
+#include <gtest/gtest.h>
+
+#include "tests/emulator/row_chain.hpp"
+
+namespace wsemu::testing {
+namespace {
+
+using emu::RunResult;
+using emu::Wafer;
+
+TEST(MultiPe, RowPassingAndAdding) {
+  Wafer w(emu::arch_profile("wse2"), 5, 1);
+  place_row_chain(w, row_chain_programs("wse2"), 0, 0, 5, 1);
+  const RunResult r = run_ok(w);
+  EXPECT_EQ(read<uint32_t>(w, 4, 0, 0x1000, 1)[0], 15u);  // 1 + 2 + 3 + 4 + 5
+  // Hand timing: PE0 picks at 0, coord 1, addi 2, send 3 (ready 4); each hop then costs 7:
+  // router forwards (s+1), the next router lands it (s+2), pick (s+3), coord, addi, add,
+  // send (s+7). PE1 sends at 10, PE2 17, PE3 24; PE4 picks at 27, stores at 31, exits at 32.
+  EXPECT_EQ(r.cycle, 33u);
+}
+
+TEST(MultiPe, RowChainOnWse3UsesQueueTriggeredTasks) {
+  Wafer w(emu::arch_profile("wse3"), 6, 2);
+  place_row_chain(w, row_chain_programs("wse3"), 0, 0, 6, 2);
+  run_ok(w);
+  EXPECT_EQ(read<uint32_t>(w, 5, 0, 0x1000, 1)[0], 21u);
+  EXPECT_EQ(read<uint32_t>(w, 5, 1, 0x1000, 1)[0], 21u);
+}
+
+TEST(MultiPe, BroadcastAndReduceOn2x2) {
+  // The root broadcasts x = 3 (color 1) to the other PEs; PE (i) contributes x * a_i with
+  // a = 1 (root), 2 (1,0), 4 (0,1), 5 (1,1); (1,1) -> (0,1) on color 2, (0,1) adds its own
+  // and sends north on color 3, (1,0) sends west on color 2. Sum: 3 + 6 + 12 + 15 = 36.
+  TestProgram root("wse2");
+  root.code(R"(
+main:
+  li r1, f:3.0
+  send 0, r1
+  li r2, f:1.0
+  sfmul r3, r1, r2
+  st32 [0x1000], r3
+  exit
+gather:
+  ld32 r5, [0x1000]
+  sfadd r5, r5, r0
+  st32 [0x1000], r5
+  ld32 r6, [0x1004]
+  addi r6, r6, 1
+  st32 [0x1004], r6
+  exit
+)");
+  root.local_task(10, "main").data_task(2, "gather").data_task(3, "gather").oq(0, 1);
+  TestProgram right("wse2");  // (1,0)
+  right.code("on1:\n  li r1, f:2.0\n  sfmul r2, r0, r1\n  send 0, r2\n  exit\n").data_task(1, "on1").oq(0, 2);
+  TestProgram corner("wse2");  // (1,1)
+  corner.code("on1:\n  li r1, f:5.0\n  sfmul r2, r0, r1\n  send 0, r2\n  exit\n").data_task(1, "on1").oq(0, 2);
+  TestProgram below("wse2");  // (0,1)
+  below.code(R"(
+on1:
+  li r1, f:4.0
+  sfmul r2, r0, r1
+  jmp accumulate
+on2:
+  mov r2, r0
+accumulate:
+  ld32 r5, [0x1000]
+  sfadd r5, r5, r2
+  st32 [0x1000], r5
+  ld32 r6, [0x1004]
+  addi r6, r6, 1
+  st32 [0x1004], r6
+  li r7, 2
+  bne r6, r7, done
+  send 1, r5
+done:
+  exit
+)");
+  below.data_task(1, "on1").data_task(2, "on2").oq(1, 3);
+  Wafer w(emu::arch_profile("wse2"), 2, 2);
+  w.load_program(0, 0, root.build());
+  w.load_program(1, 0, right.build());
+  w.load_program(0, 1, below.build());
+  w.load_program(1, 1, corner.build());
+  w.set_route(0, 0, 1, route("R", "ES"));
+  w.set_route(1, 0, 1, route("W", "RS"));
+  w.set_route(0, 1, 1, route("N", "R"));
+  w.set_route(1, 1, 1, route("N", "R"));
+  w.set_route(1, 0, 2, route("R", "W"));
+  w.set_route(0, 0, 2, route("E", "R"));
+  w.set_route(1, 1, 2, route("R", "W"));
+  w.set_route(0, 1, 2, route("E", "R"));
+  w.set_route(0, 1, 3, route("R", "N"));
+  w.set_route(0, 0, 3, route("S", "R"));
+  w.activate_task(0, 0, 10);
+  run_ok(w);
+  EXPECT_EQ(read<float>(w, 0, 0, 0x1000, 1)[0], 36.0f);
+  EXPECT_EQ(read<uint32_t>(w, 0, 0, 0x1004, 1)[0], 2u);
+  EXPECT_EQ(read<float>(w, 0, 1, 0x1000, 1)[0], 27.0f);
+}
+
+TEST(MultiPe, CentreSendsFourDirectionsOnOneColorWithSwitches) {
+  // Positions: 0 north, 1 east, 2 south, 3 west, ring mode. After each data wavelet the centre
+  // sends a control wavelet whose command 0 is SWITCH_ADV; it travels with the data (old
+  // position) and the switch moves once it has passed.
+  TestProgram centre("wse2");
+  centre.code(R"(
+main:
+  li r2, 0x01000000
+  li r1, 10
+  send 0, r1
+  sendc 0, r2
+  li r1, 20
+  send 0, r1
+  sendc 0, r2
+  li r1, 30
+  send 0, r1
+  sendc 0, r2
+  li r1, 40
+  send 0, r1
+  sendc 0, r2
+  exit
+)");
+  centre.local_task(10, "main").oq(0, 5);
+  TestProgram receiver("wse2");
+  receiver.code("got:\n  st32 [0x1000], r0\n  exit\n").data_task(5, "got");
+  Wafer w(emu::arch_profile("wse2"), 3, 3);
+  w.load_program(1, 1, centre.build());
+  auto recv = receiver.build();
+  emu::ColorRoute sw;
+  sw.positions = {emu::RoutePosition{dirs("R"), dirs("N")}, emu::RoutePosition{dirs("R"), dirs("E")},
+                  emu::RoutePosition{dirs("R"), dirs("S")}, emu::RoutePosition{dirs("R"), dirs("W")}};
+  sw.num_positions = 4;
+  sw.ring_mode = true;
+  w.set_route(1, 1, 5, sw);
+  const struct { int x, y; const char* from; } neighbours[] = {{1, 0, "S"}, {2, 1, "W"}, {1, 2, "N"}, {0, 1, "E"}};
+  for (const auto& n : neighbours) {
+    w.load_program(n.x, n.y, recv);
+    w.set_route(n.x, n.y, 5, route(n.from, "R"));
+  }
+  w.activate_task(1, 1, 10);
+  run_ok(w);
+  EXPECT_EQ(read<uint32_t>(w, 1, 0, 0x1000, 1)[0], 10u);  // north
+  EXPECT_EQ(read<uint32_t>(w, 2, 1, 0x1000, 1)[0], 20u);  // east
+  EXPECT_EQ(read<uint32_t>(w, 1, 2, 0x1000, 1)[0], 30u);  // south
+  EXPECT_EQ(read<uint32_t>(w, 0, 1, 0x1000, 1)[0], 40u);  // west
+  EXPECT_EQ(w.route(1, 1, 5)->current, 0);                // four advances in ring mode
+  for (const auto& n : neighbours) {
+    const auto v = w.core_view(n.x, n.y);
+    EXPECT_EQ(v.stats.tasks_started, 1u);
+    EXPECT_EQ(v.stats.control_dropped, 1u);  // the switch command wavelet, no control task
+  }
+}
+
+}  // namespace
+}  // namespace wsemu::testing
