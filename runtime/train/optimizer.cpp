@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/cluster/optimizer.hpp"
+
 namespace wsemu::train {
 
 OptimizerKind parse_optimizer_kind(std::string_view name) {
@@ -40,64 +42,41 @@ void OptimizerConfig::validate() const {
   }
 }
 
-float beta_power(float beta, uint64_t t) {
-  float power = 1.0f;
-  for (uint64_t k = 0; k < t; ++k) power = power * beta;
-  return power;
+cluster::pb::OptimizerConfig to_cluster_config(const OptimizerConfig& config, float grad_scale) {
+  cluster::pb::OptimizerConfig out;
+  switch (config.kind) {
+    case OptimizerKind::sgd: out.set_kind(cluster::pb::SGD); break;
+    case OptimizerKind::momentum: out.set_kind(cluster::pb::MOMENTUM); break;
+    case OptimizerKind::adam: out.set_kind(cluster::pb::ADAM); break;
+    case OptimizerKind::adamw: out.set_kind(cluster::pb::ADAMW); break;
+  }
+  out.set_lr(config.learning_rate);
+  out.set_momentum(config.momentum);
+  out.set_beta1(config.beta1);
+  out.set_beta2(config.beta2);
+  out.set_eps(config.epsilon);
+  out.set_weight_decay(config.weight_decay);
+  out.set_grad_scale(grad_scale);
+  return out;
 }
 
 void optimizer_update(const OptimizerConfig& config, OptimizerSlots& slots, std::span<float> weights,
-                      std::span<const float> gradient) {
-  if (weights.size() != gradient.size())
+                      std::span<const float> gradient_sum, float grad_scale) {
+  if (weights.size() != gradient_sum.size())
     throw std::invalid_argument(fmt::format("optimizer: {} weights but {} gradient values", weights.size(),
-                                            gradient.size()));
+                                            gradient_sum.size()));
   const size_t n = weights.size();
-  const float lr = config.learning_rate, wd = config.weight_decay;
-  auto l2 = [&](size_t k) { return wd != 0.0f ? gradient[k] + wd * weights[k] : gradient[k]; };
-  auto size_slot = [n](std::vector<float>& slot, const char* name) {
-    if (slot.empty()) slot.assign(n, 0.0f);
-    if (slot.size() != n)
+  const bool velocity = config.kind != OptimizerKind::sgd;
+  const bool second_moment = config.kind == OptimizerKind::adam || config.kind == OptimizerKind::adamw;
+  auto size_slot = [n](std::vector<float>& slot, bool used, const char* name) {
+    if (used && slot.empty()) slot.assign(n, 0.0f);
+    if (used && slot.size() != n)
       throw std::invalid_argument(fmt::format("optimizer: {} has {} values for {} weights", name, slot.size(), n));
   };
-
-  switch (config.kind) {
-    case OptimizerKind::sgd:
-      for (size_t k = 0; k < n; ++k) weights[k] = weights[k] - lr * l2(k);
-      break;
-    case OptimizerKind::momentum: {
-      size_slot(slots.slot1, "the velocity");
-      const float mu = config.momentum;
-      for (size_t k = 0; k < n; ++k) {
-        slots.slot1[k] = mu * slots.slot1[k] + l2(k);
-        weights[k] = weights[k] - lr * slots.slot1[k];
-      }
-      break;
-    }
-    case OptimizerKind::adam:
-    case OptimizerKind::adamw: {
-      size_slot(slots.slot1, "the first moment");
-      size_slot(slots.slot2, "the second moment");
-      const bool decoupled = config.kind == OptimizerKind::adamw;
-      const uint64_t t = slots.updates_applied + 1;
-      const float b1 = config.beta1, b2 = config.beta2, eps = config.epsilon;
-      const float one_minus_b1 = 1.0f - b1, one_minus_b2 = 1.0f - b2;
-      const float correction1 = 1.0f - beta_power(b1, t), correction2 = 1.0f - beta_power(b2, t);
-      const float decay = 1.0f - lr * wd;
-      for (size_t k = 0; k < n; ++k) {
-        float g = gradient[k];
-        if (decoupled)
-          weights[k] = weights[k] * decay;
-        else
-          g = l2(k);
-        slots.slot1[k] = b1 * slots.slot1[k] + one_minus_b1 * g;
-        slots.slot2[k] = b2 * slots.slot2[k] + one_minus_b2 * (g * g);
-        const float m_hat = slots.slot1[k] / correction1;
-        const float v_hat = slots.slot2[k] / correction2;
-        weights[k] = weights[k] - lr * (m_hat / (std::sqrt(v_hat) + eps));
-      }
-      break;
-    }
-  }
+  size_slot(slots.slot1, velocity, "slot 1 (velocity / first moment)");
+  size_slot(slots.slot2, second_moment, "slot 2 (second moment)");
+  cluster::apply_update(to_cluster_config(config, grad_scale), slots.updates_applied, weights, slots.slot1,
+                        slots.slot2, gradient_sum);
   slots.updates_applied += 1;
 }
 

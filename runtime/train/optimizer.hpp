@@ -1,28 +1,28 @@
-// The optimizers of the training computation (SGD, momentum, Adam, AdamW) as exact fp32
-// update rules on one flat tensor, the form MemoryX applies them in.
+// The optimizer settings of a training run and their update, applied through MemoryX's own
+// implementation (runtime/cluster/optimizer.hpp) so the reference trainer and MemoryX share one
+// definition of SGD, momentum, Adam and AdamW bit for bit.
 //
-// Contract: optimizer_update() applies one step to every element independently, each formula
-// below evaluated left to right with every operation an IEEE binary32 operation rounded to
-// nearest (no fma), so any re-implementation that follows the formulas gets the same bits.
-// `gradient` is the already-scaled batch gradient g = S * (1.0f / B) (see reference_trainer.hpp).
-// With wd = weight_decay, lr = learning_rate, t = updates_applied after the increment:
-//   L2 term (sgd, momentum, adam):  g' = g + wd * w   (skipped when wd == 0), else g' = g
-//   sgd:       w = w - lr * g'
-//   momentum:  v = mu * v + g';  w = w - lr * v                      (v starts at 0)
-//   adam:      m = b1 * m + (1 - b1) * g';  v = b2 * v + (1 - b2) * (g' * g');
-//              w = w - lr * ((m / (1 - b1^t)) / (sqrt(v / (1 - b2^t)) + eps))
-//   adamw:     w = w * (1 - lr * wd), then adam with g' = g
-// (1 - b1), (1 - b2), (1 - lr * wd) are each rounded to fp32 once; b^t is the fp32 product of t
-// factors b (p_0 = 1, p_k = p_{k-1} * b), computed from t alone so no extra state is needed.
-// It must never read or write outside the spans it is given; it throws std::invalid_argument on
-// mismatched sizes or a bad configuration.
+// Contract: optimizer_update(config, slots, w, S, grad_scale) is exactly
+// cluster::apply_update(to_cluster_config(config, grad_scale), slots.updates_applied, w,
+// slots.slot1, slots.slot2, S), then updates_applied += 1. S is the unscaled reduced gradient
+// SUM; g = grad_scale * S (fp32) happens inside, as on MemoryX. The formulas (copied from the
+// cluster header; that header is authoritative), with t = updates_applied + 1:
+//   SGD       g' = g + wd*w;                       w = w - lr*g'
+//   MOMENTUM  g' = g + wd*w;  v = mu*v + g';       w = w - lr*v
+//   ADAM      g' = g + wd*w;  m = b1*m + (1-b1)*g';  v = b2*v + (1-b2)*(g'*g')
+//             w = w - lr * ((m / c1) / (sqrt(v / c2) + eps))
+//   ADAMW     as ADAM with g' = g, then w = w - lr * ((m / c1) / (sqrt(v / c2) + eps) + wd*w)
+// c1 = float(1 - double(b1)^t), c2 = float(1 - double(b2)^t); (1-b1), (1-b2) rounded to fp32
+// once; "+ wd*w" skipped when wd == 0. Slots are sized (zero-filled) on first use. It never
+// touches memory outside the spans; bad sizes or settings throw std::invalid_argument.
 #pragma once
 
 #include <cstdint>
 #include <span>
-#include <string>
 #include <string_view>
 #include <vector>
+
+#include "runtime/cluster/cluster.pb.h"
 
 namespace wsemu::train {
 
@@ -44,8 +44,11 @@ struct OptimizerConfig {
   void validate() const;  // throws std::invalid_argument with the offending field
 };
 
-// The state of one tensor: slot1 = momentum velocity or Adam first moment, slot2 = Adam second
-// moment (both empty until the first update sizes them), updates_applied = Adam's t.
+// The same settings as MemoryX's message, every field set explicitly (no node defaults apply).
+cluster::pb::OptimizerConfig to_cluster_config(const OptimizerConfig& config, float grad_scale);
+
+// The state of one tensor, as MemoryX keeps it: slot1 = momentum velocity or Adam first moment,
+// slot2 = Adam second moment, updates_applied = the number of updates so far (Adam's t - 1).
 struct OptimizerSlots {
   std::vector<float> slot1;
   std::vector<float> slot2;
@@ -53,9 +56,6 @@ struct OptimizerSlots {
 };
 
 void optimizer_update(const OptimizerConfig& config, OptimizerSlots& slots, std::span<float> weights,
-                      std::span<const float> gradient);
-
-// b^t as defined above.
-float beta_power(float beta, uint64_t t);
+                      std::span<const float> gradient_sum, float grad_scale);
 
 }  // namespace wsemu::train

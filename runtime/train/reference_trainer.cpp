@@ -142,11 +142,13 @@ StepResult ReferenceTrainer::step(const Batch& batch) {
     reduction_.reduce(sources, reduced[t].size(), reduced[t].data());
   }
   if (mask_) apply_sparsity_mask(last_gradient_, *mask_);
+
+  // MemoryX receives the reduced sum S and scales it itself (grad_scale = 1/B).
+  const std::vector<std::span<float>> weights = tensors_of(parameters_);
+  for (size_t t = 0; t < weights.size(); ++t)
+    optimizer_update(config_.optimizer, slots_[t], weights[t], reduced[t], scale);
   for (const std::span<float>& tensor : reduced)
     for (float& value : tensor) value = value * scale;
-
-  const std::vector<std::span<float>> weights = tensors_of(parameters_);
-  for (size_t t = 0; t < weights.size(); ++t) optimizer_update(config_.optimizer, slots_[t], weights[t], reduced[t]);
 
   StepResult result;
   result.step = steps_done_++;

@@ -8,8 +8,9 @@
 //   2. S = the reduction tree's sum of S_0 .. S_{N-1} (TrainConfig::reduction, default
 //      ReductionTree::fan_in_tree(N, 4));
 //   3. pruned weights' entries of S set to +0 (when sparsity > 0);
-//   4. g = S * (1.0f / float(B)) elementwise  <- the only place the batch size scales anything;
-//   5. optimizer_update on every tensor (layer 0 weight, layer 0 bias, layer 1 weight, ...).
+//   4. optimizer_update on every tensor (layer 0 weight, layer 0 bias, layer 1 weight, ...) with
+//      S and grad_scale = 1.0f / float(B): MemoryX's update forms g = grad_scale * S elementwise,
+//      the only place the batch size scales anything.
 //   The step's loss is the tree sum of the wafers' loss sums times (1.0f / float(B)).
 // The whole computation is deterministic: same spec, config and batches give bit-identical
 // weights. It never reads or depends on anything but its arguments (no globals, no threads).
@@ -83,7 +84,7 @@ class ReferenceTrainer {
   // The optimizer state of tensor k (layer l's weight is 2l, its bias 2l + 1).
   const OptimizerSlots& optimizer_slots(size_t tensor) const { return slots_.at(tensor); }
 
-  // The scaled gradient g of the last step, and each wafer's unscaled sums S_w (for comparing a
+  // The scaled gradient g = S * (1/B) of the last step, and each wafer's unscaled sums S_w (for comparing a
   // distributed run wafer by wafer).
   const ModelParameters& last_gradient() const { return last_gradient_; }
   const std::vector<GradientSums>& last_wafer_sums() const { return last_wafer_sums_; }

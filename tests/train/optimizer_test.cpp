@@ -1,6 +1,7 @@
-// Each optimizer for three steps on w = [1, -2] with gradients [0.5, -0.25], [0.25, 0.5],
-// [-1, 0.125], against values worked out from the formulas (shown in the comments; step 3 of
-// Adam evaluated the same way in double precision).
+// Each optimizer (MemoryX's implementation, reached through train::optimizer_update) for three
+// steps on w = [1, -2] with gradients [0.5, -0.25], [0.25, 0.5], [-1, 0.125], against values
+// worked out from the formulas (shown in the comments; step 3 of Adam evaluated the same way in
+// double precision). The gradients are passed as sums over a batch of 4 with grad_scale 1/4.
 #include "runtime/train/optimizer.hpp"
 
 #include <gtest/gtest.h>
@@ -17,7 +18,8 @@ std::vector<std::vector<float>> run(const OptimizerConfig& config, OptimizerSlot
   OptimizerSlots slots;
   std::vector<std::vector<float>> trajectory;
   for (const auto& g : gradients) {
-    optimizer_update(config, slots, w, g);
+    const std::vector<float> sum = {4.0f * g[0], 4.0f * g[1]};
+    optimizer_update(config, slots, w, sum, 0.25f);
     trajectory.push_back(w);
   }
   if (slots_out) *slots_out = slots;
@@ -79,12 +81,13 @@ TEST(Optimizer, Adam) {
   expect_near(slots.slot2, {0.00131192087, 0.000327745848}, 1e-10);
 }
 
-TEST(Optimizer, AdamWDecaysTheWeightsBeforeTheAdamStep) {
+TEST(Optimizer, AdamWAddsTheDecoupledDecayToTheAdamStep) {
   OptimizerConfig config{.kind = OptimizerKind::adamw, .learning_rate = 0.1f, .weight_decay = 0.1f};
   const auto w = run(config);
-  // t = 1: w = w * (1 - 0.1 * 0.1) = [0.99, -1.98], then the Adam step of 0.1: [0.89, -1.88]
+  // w = w - lr * (adam_step + wd * w), i.e. w * (1 - lr * wd) - lr * adam_step.
+  // t = 1: adam_step = [1, -1]: w = [1 - 0.1 * (1 + 0.1), -2 - 0.1 * (-1 - 0.2)] = [0.89, -1.88]
   expect_near(w[0], {0.89, -1.88});
-  // t = 2: w * 0.99 = [0.8811, -1.8612], minus the same Adam step as above
+  // t = 2: w * 0.99 = [0.8811, -1.8612], minus lr * the Adam step of the Adam test
   expect_near(w[1], {0.8811 - 0.0932179595, -1.8612 - 0.0366103558});
   expect_near(w[2], {0.8006389225, -1.9203973709});
 }
@@ -98,17 +101,24 @@ TEST(Optimizer, AdamWithL2AddsTheDecayToTheGradient) {
   expect_near(w[1], {0.8050097659, -1.8870586755});
 }
 
-TEST(Optimizer, BetaPowerIsTheRepeatedFp32Product) {
-  EXPECT_EQ(beta_power(0.9f, 0), 1.0f);
-  EXPECT_EQ(beta_power(0.9f, 1), 0.9f);
-  EXPECT_EQ(beta_power(0.9f, 2), 0.9f * 0.9f);
-  EXPECT_EQ(beta_power(0.5f, 10), 1.0f / 1024.0f);
+TEST(Optimizer, PassesEverySettingToMemoryX) {
+  const auto pb = to_cluster_config({.kind = OptimizerKind::momentum, .learning_rate = 0.5f, .momentum = 0.8f,
+                                     .beta1 = 0.7f, .beta2 = 0.6f, .epsilon = 1e-3f, .weight_decay = 0.2f},
+                                    0.125f);
+  EXPECT_EQ(pb.kind(), cluster::pb::MOMENTUM);
+  EXPECT_EQ(pb.lr(), 0.5f);
+  EXPECT_EQ(pb.momentum(), 0.8f);
+  EXPECT_EQ(pb.beta1(), 0.7f);
+  EXPECT_EQ(pb.beta2(), 0.6f);
+  EXPECT_EQ(pb.eps(), 1e-3f);
+  EXPECT_EQ(pb.weight_decay(), 0.2f);
+  EXPECT_EQ(pb.grad_scale(), 0.125f);
 }
 
 TEST(Optimizer, RejectsBadConfigurationsAndSizes) {
   std::vector<float> w = {1.0f}, g = {1.0f, 2.0f};
   OptimizerSlots slots;
-  EXPECT_THROW(optimizer_update({}, slots, w, g), std::invalid_argument);
+  EXPECT_THROW(optimizer_update({}, slots, w, g, 1.0f), std::invalid_argument);
   EXPECT_THROW((OptimizerConfig{.learning_rate = 0.0f}.validate()), std::invalid_argument);
   EXPECT_THROW((OptimizerConfig{.kind = OptimizerKind::adam, .beta2 = 1.0f}.validate()), std::invalid_argument);
   EXPECT_THROW((OptimizerConfig{.kind = OptimizerKind::momentum, .momentum = 1.5f}.validate()), std::invalid_argument);
