@@ -21,8 +21,8 @@
 namespace wsemu::emu {
 
 // Upper bounds of the plain-data buffers (the profile may choose any depth up to these).
-constexpr int kMaxQueueDepth = 16;
-constexpr int kMaxRouterBufferDepth = 16;
+constexpr int kMaxQueueDepth = 8;          // the deepest queue of either generation
+constexpr int kMaxRouterBufferDepth = 8;
 
 struct ArchProfile {
   std::string name;

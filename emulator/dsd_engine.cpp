@@ -244,6 +244,7 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
     op.active = true;
     op.ready = ctx.now + startup;
     ops[ut] = op;
+    ops_active |= uint16_t(1u << ut);
     ++stats.async_ops;
   } else if (!op.streaming) {
     while (op.done < op.length) element(op, ctx);  // memory and registers only: cannot stall
@@ -253,6 +254,7 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
     op.active = true;
     op.ready = ctx.now + startup;
     ops[kMainThreadOp] = op;
+    ops_active |= uint16_t(1u << kMainThreadOp);
     main.in_sync_op = true;
   }
   ++stats.instructions;
@@ -320,6 +322,7 @@ void PeCore::step_op(int slot, const Context& ctx, CycleResult& r) {
 
 void PeCore::finish_op(VectorOp& op, bool by_control, const Context& ctx) {
   op.active = false;
+  if (&op >= ops.data() && &op < ops.data() + ops.size()) ops_active &= uint16_t(~(1u << (&op - ops.data())));
   auto act = [&](isa::OnDone what, int task) {
     if (what == isa::OnDone::ACTIVATE) activate(task, &ctx);
     if (what == isa::OnDone::UNBLOCK) unblock(task, &ctx);
@@ -348,7 +351,7 @@ PeCore::ElementResult PeCore::element(VectorOp& op, const Context& ctx) {
           return ElementResult::STALLED;
         }
         if (q.ring.front().control && v.d.on_control != isa::OnControl::NONE) {
-          q.ring.pop();
+          iq_pop(v.d.queue & 7);
           return ElementResult::ENDED_BY_CONTROL;
         }
         break;
@@ -388,7 +391,7 @@ PeCore::ElementResult PeCore::element(VectorOp& op, const Context& ctx) {
         x = v.bits == 16 ? sram.load16(a) : sram.load32(a);
         break;
       }
-      case Kind::FABIN: x = iq[v.d.queue & 7].ring.pop().payload; break;
+      case Kind::FABIN: x = iq_pop(v.d.queue & 7).payload; break;
       case Kind::FIFO: {
         isa::Descriptor& f = dsrs[v.index % isa::kNumDsrs];
         const uint32_t a = f.base + f.head * (f.elem_bits / 8);
@@ -423,7 +426,7 @@ PeCore::ElementResult PeCore::element(VectorOp& op, const Context& ctx) {
       w.payload = res;
       if (dst.bits == 16 && dst.d.index >= 0) w.payload = res | (uint32_t(dst.d.index) << 16);
       w.advance_switch_after = dst.d.advance_switch && op.done + 1 == op.length;
-      q.ring.push({w, ctx.now + uint64_t(ctx.profile->ramp_latency)});
+      oq_push(dst.d.queue & 7, w, ctx.now + uint64_t(ctx.profile->ramp_latency));
       ++stats.wavelets_sent;
       break;
     }

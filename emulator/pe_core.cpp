@@ -109,18 +109,19 @@ PeCore::PeCore(const ArchProfile& profile, uint32_t program_index_, const Loaded
 
 PeCore::CycleResult PeCore::step(const Context& ctx) {
   CycleResult r;
-  for (int ut = 0; ut < isa::kNumQueues; ++ut) {
-    if (!ops[ut].active) continue;
+  for (uint32_t m = ops_active & 0xFFu; m; m &= m - 1) {
+    const int ut = __builtin_ctz(m);
     executing_pc = ops[ut].pc;
     step_op(ut, ctx, r);
   }
   executing_pc = -1;
   step_main(ctx, r);
   executing_pc = -1;
-  for (int q = 0; q < isa::kNumQueues; ++q) {
-    OutputQueue& out = oq[q];
+  for (uint32_t m = oq_nonempty | oq_flushing_mask(); m; m &= m - 1) {
+    OutputQueue& out = oq[__builtin_ctz(m)];
     if (out.flushing && out.ring.empty()) {
       out.flushing = false;
+      oq_flushing &= uint8_t(~(1u << (&out - oq.data())));
       out.color = -1;
       r.progressed = true;
       const int teardown = ctx.profile->teardown_task;
@@ -132,11 +133,7 @@ PeCore::CycleResult PeCore::step(const Context& ctx) {
 }
 
 bool PeCore::has_work() const {
-  if (main.running || main.in_sync_op) return true;
-  for (int ut = 0; ut < isa::kNumQueues; ++ut)
-    if (ops[ut].active) return true;
-  for (const OutputQueue& q : oq)
-    if (!q.ring.empty() || q.flushing) return true;
+  if (main.running || main.in_sync_op || ops_active || oq_nonempty || oq_flushing) return true;
   return tasks.pick(inputs_ready()) >= 0;
 }
 
@@ -442,6 +439,7 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
       OutputQueue& q = oq[size_t(o[0].value) & 7];
       if (q.color < 0) kernel_error(fmt::format("qflush: output queue {} is not bound", o[0].value));
       q.flushing = true;
+      oq_flushing |= uint8_t(1u << (o[0].value & 7));
       break;
     }
     case Opcode::SEND:
@@ -458,7 +456,7 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
       w.payload = val(1);
       w.color = uint8_t(q.color);
       w.control = insn.op == Opcode::SENDC;
-      q.ring.push({w, ctx.now + uint64_t(profile.ramp_latency)});
+      oq_push(qi, w, ctx.now + uint64_t(profile.ramp_latency));
       ++stats.wavelets_sent;
       break;
     }
@@ -470,7 +468,7 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
         stall_main({StallReason::INPUT_QUEUE_EMPTY, int8_t(qi), q.color, -1}, ctx);
         return;
       }
-      reg(0) = q.ring.pop().payload;
+      reg(0) = iq_pop(qi).payload;
       break;
     }
 

@@ -140,7 +140,38 @@ class PeCore final : public RampPort {
   std::array<VectorOp, 9> ops{};  // [0..7] microthreads, [8] the main thread's sync op
   MainThread main;
   CoreStats stats;
-  int64_t executing_pc = -1;  // the instruction being executed or whose op is stepping (faults)
+  int64_t executing_pc = -1;
+  // Occupancy bits (bit q / bit slot), kept in step with the rings so that a cycle's checks
+  // touch one cache line instead of every queue.
+  uint8_t iq_nonempty = 0;
+  uint8_t oq_nonempty = 0;
+  uint16_t ops_active = 0;  // bit s: ops[s].active
+  uint8_t oq_flushing = 0;  // bit q: oq[q].flushing
+  uint32_t oq_flushing_mask() const { return oq_flushing; }
+
+  void iq_push(int q, const Wavelet& w) {
+    iq[q].ring.push(w);
+    iq_nonempty |= uint8_t(1u << q);
+  }
+  Wavelet iq_pop(int q) {
+    const Wavelet w = iq[q].ring.pop();
+    if (iq[q].ring.empty()) iq_nonempty &= uint8_t(~(1u << q));
+    return w;
+  }
+  void oq_push(int q, const Wavelet& w, uint64_t ready) {
+    oq[q].ring.push({w, ready});
+    oq_nonempty |= uint8_t(1u << q);
+  }
+  void oq_pop(int q) {
+    oq[q].ring.pop();
+    if (oq[q].ring.empty()) oq_nonempty &= uint8_t(~(1u << q));
+  }
+  // The core does nothing this cycle but count down a multi-cycle instruction: no microthread,
+  // no queued output, no stream. Returns the first cycle it has something to do, else 0.
+  uint64_t sleeping_until(uint64_t now) const {
+    if (ops_active || oq_nonempty || main.busy_until <= now + 1) return 0;
+    return main.busy_until;
+  }  // the instruction being executed or whose op is stepping (faults)
 
  private:
   // pe_core.cpp: the main thread.

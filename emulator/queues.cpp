@@ -50,7 +50,7 @@ void PeCore::bind_input_queue(int q, int color, const ArchProfile& profile) {
   iq_of_color[color] = int8_t(q);
   // A wse2 wavelet that landed in the color's slot before the queue existed keeps its order.
   if (slot_full & (1u << color)) {
-    in.ring.push(slot[color]);
+    iq_push(q, slot[color]);
     slot_full &= ~(1u << color);
   }
 }
@@ -76,8 +76,9 @@ void PeCore::bind_output_queue(int q, int color, const ArchProfile& profile) {
 }
 
 bool PeCore::ramp_peek(int color, uint64_t now, Wavelet& out) const {
-  for (const OutputQueue& q : oq) {
-    if (q.color != color || q.ring.empty() || q.ring.front().ready > now) continue;
+  for (uint32_t m = oq_nonempty; m; m &= m - 1) {
+    const OutputQueue& q = oq[__builtin_ctz(m)];
+    if (q.color != color || q.ring.front().ready > now) continue;
     out = q.ring.front().wavelet;
     return true;
   }
@@ -86,9 +87,11 @@ bool PeCore::ramp_peek(int color, uint64_t now, Wavelet& out) const {
 
 void PeCore::ramp_pop(int color, uint64_t now) {
   // Same choice as ramp_peek: the lowest-numbered queue of that color whose head is ready.
-  for (OutputQueue& q : oq) {
-    if (q.color != color || q.ring.empty() || q.ring.front().ready > now) continue;
-    q.ring.pop();
+  for (uint32_t m = oq_nonempty; m; m &= m - 1) {
+    const int qi = __builtin_ctz(m);
+    const OutputQueue& q = oq[qi];
+    if (q.color != color || q.ring.front().ready > now) continue;
+    oq_pop(qi);
     return;
   }
 }
@@ -104,7 +107,7 @@ void PeCore::ramp_accept(const Wavelet& w) {
   ++stats.wavelets_received;
   const int q = iq_of_color[w.color];
   if (q >= 0) {
-    iq[q].ring.push(w);
+    iq_push(q, w);
     return;
   }
   slot[w.color] = w;

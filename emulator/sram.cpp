@@ -26,27 +26,27 @@ void Sram::grow_to(uint32_t end) {
   bytes_.resize(rounded, 0);
 }
 
-uint32_t Sram::load32(uint32_t addr) const {
+uint32_t Sram::load32_slow(uint32_t addr) const {
   check_range(addr, 4, 4, false, "32-bit load");
   uint32_t v = 0;
   if (addr + 4 <= bytes_.size()) std::memcpy(&v, bytes_.data() + addr, 4);
   return v;
 }
 
-uint16_t Sram::load16(uint32_t addr) const {
+uint16_t Sram::load16_slow(uint32_t addr) const {
   check_range(addr, 2, 2, false, "16-bit load");
   uint16_t v = 0;
   if (addr + 2 <= bytes_.size()) std::memcpy(&v, bytes_.data() + addr, 2);
   return v;
 }
 
-void Sram::store32(uint32_t addr, uint32_t v) {
+void Sram::store32_slow(uint32_t addr, uint32_t v) {
   check_range(addr, 4, 4, true, "32-bit store");
   grow_to(addr + 4);
   std::memcpy(bytes_.data() + addr, &v, 4);
 }
 
-void Sram::store16(uint32_t addr, uint16_t v) {
+void Sram::store16_slow(uint32_t addr, uint16_t v) {
   check_range(addr, 2, 2, true, "16-bit store");
   grow_to(addr + 2);
   std::memcpy(bytes_.data() + addr, &v, 2);

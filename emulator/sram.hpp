@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <vector>
 
@@ -22,10 +23,31 @@ class Sram {
   uint32_t code_bytes() const { return code_bytes_; }
   size_t allocated_bytes() const { return bytes_.capacity(); }
 
-  uint32_t load32(uint32_t addr) const;
-  uint16_t load16(uint32_t addr) const;
-  void store32(uint32_t addr, uint32_t v);
-  void store16(uint32_t addr, uint16_t v);
+  // Fast paths inline; anything unusual (bounds, alignment, code, growth) goes the slow way.
+  uint32_t load32(uint32_t addr) const {
+    if (uint64_t(addr) + 4 > bytes_.size() || (addr & 3)) [[unlikely]]
+      return load32_slow(addr);
+    uint32_t v;
+    std::memcpy(&v, bytes_.data() + addr, 4);
+    return v;
+  }
+  uint16_t load16(uint32_t addr) const {
+    if (uint64_t(addr) + 2 > bytes_.size() || (addr & 1)) [[unlikely]]
+      return load16_slow(addr);
+    uint16_t v;
+    std::memcpy(&v, bytes_.data() + addr, 2);
+    return v;
+  }
+  void store32(uint32_t addr, uint32_t v) {
+    if (uint64_t(addr) + 4 > bytes_.size() || (addr & 3) || addr < code_bytes_) [[unlikely]]
+      return store32_slow(addr, v);
+    std::memcpy(bytes_.data() + addr, &v, 4);
+  }
+  void store16(uint32_t addr, uint16_t v) {
+    if (uint64_t(addr) + 2 > bytes_.size() || (addr & 1) || addr < code_bytes_) [[unlikely]]
+      return store16_slow(addr, v);
+    std::memcpy(bytes_.data() + addr, &v, 2);
+  }
 
   // Checks that [addr, addr + count * elem_bytes) is inside SRAM and aligned (and, for a
   // write, above the code); throws a kernel error naming `what` otherwise.
@@ -37,6 +59,10 @@ class Sram {
 
  private:
   void grow_to(uint32_t end);
+  uint32_t load32_slow(uint32_t addr) const;
+  uint16_t load16_slow(uint32_t addr) const;
+  void store32_slow(uint32_t addr, uint32_t v);
+  void store16_slow(uint32_t addr, uint16_t v);
   uint32_t size_ = 0;
   uint32_t code_bytes_ = 0;
   std::vector<uint8_t> bytes_;

@@ -35,6 +35,7 @@ WaferTotals Wafer::totals() const {
   WaferTotals t;
   t.cycles = cycle_;
   t.tile_steps = tile_steps_;
+  t.skipped_cycles = skipped_cycles_;
   for (const TileState& s : states_) {
     for (int d = 0; d < kNumLinkDirections; ++d) t.wavelet_hops += s.router.link_stats[d].wavelets;
     t.ramp_deliveries += s.router.link_stats[int(Direction::RAMP)].wavelets;

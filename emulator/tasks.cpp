@@ -23,7 +23,7 @@ const Wavelet& PeCore::input_front(int input) const {
 }
 
 Wavelet PeCore::input_pop(int input) {
-  if (input < isa::kNumQueues) return iq[input].ring.pop();
+  if (input < isa::kNumQueues) return iq_pop(input);
   slot_full &= ~(1u << (input - isa::kNumQueues));
   return slot[input - isa::kNumQueues];
 }
@@ -33,13 +33,14 @@ uint64_t PeCore::inputs_ready() const {
   auto consider = [&](int id, const Wavelet& head) {
     if (head.control || (tasks.data & TaskTable::bit(id))) m |= TaskTable::bit(id);
   };
-  if (!color_slots) {
-    for (int q = 0; q < isa::kNumQueues; ++q)
-      if (!iq[q].ring.empty()) consider(q, iq[q].ring.front());
-    return m;
+  for (uint32_t qs = iq_nonempty; qs; qs &= qs - 1) {
+    const int q = __builtin_ctz(qs);
+    if (!color_slots)
+      consider(q, iq[q].ring.front());
+    else if (iq[q].color >= 0)
+      consider(iq[q].color, iq[q].ring.front());
   }
-  for (int q = 0; q < isa::kNumQueues; ++q)
-    if (!iq[q].ring.empty() && iq[q].color >= 0) consider(iq[q].color, iq[q].ring.front());
+  if (!color_slots) return m;
   for (uint32_t s = slot_full; s; s &= s - 1) {
     const int c = __builtin_ctz(s);
     consider(c, slot[c]);
@@ -126,13 +127,9 @@ void PeCore::unblock(int id, const Context* ctx) {
 }
 
 bool PeCore::holds_pending_work() const {
-  if (main.running || main.in_sync_op) return true;
-  for (const VectorOp& op : ops)
-    if (op.active) return true;
-  for (const InputQueue& q : iq)
-    if (!q.ring.empty()) return true;
+  if (main.running || main.in_sync_op || ops_active || iq_nonempty || oq_nonempty) return true;
   for (const OutputQueue& q : oq)
-    if (!q.ring.empty() || q.flushing) return true;
+    if (q.flushing) return true;
   return slot_full != 0 || (tasks.activated & tasks.local) != 0;
 }
 

@@ -342,6 +342,7 @@ void Wafer::compute_tile(uint32_t s) {
   TileState& t = states_[s];
   t.progressed = false;
   t.has_work = false;
+  t.sleep_until = 0;
   EventRecorder* events = event_sink_ ? &t.events : nullptr;
   PeCore* core = t.core == kNone ? nullptr : &cores_[t.core];
   if (core) {
@@ -390,6 +391,7 @@ void Wafer::compute_tile(uint32_t s) {
   }
   // Asked after the router: the RAMP may just have landed a wavelet that makes a task runnable.
   t.has_work = (core && core->has_work()) || t.router.holds_wavelets();
+  t.sleep_until = core && !t.router.holds_wavelets() && !t.router.has_outbox() ? core->sleeping_until(cycle_) : 0;
 }
 
 void Wafer::commit_tile(uint32_t s) {
@@ -404,7 +406,7 @@ void Wafer::commit_tile(uint32_t s) {
   }
 }
 
-bool Wafer::step_cycle(std::optional<Fault>& fault) {
+bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
   tile_steps_ += active_.size();
   for_each(active_, [this](uint32_t s) { compute_tile(s); });
 
@@ -482,6 +484,25 @@ bool Wafer::step_cycle(std::optional<Fault>& fault) {
   if (!scratch_receivers_.empty()) std::sort(scratch_next_.begin(), scratch_next_.end());
   active_.swap(scratch_next_);
   ++cycle_;
+  // Every active tile only counts down a multi-cycle instruction and nothing moved: the cycles
+  // until the first wake-up would each just add one busy cycle per tile, so add them at once.
+  if (scratch_receivers_.empty() && !active_.empty() && limit > cycle_) {
+    uint64_t wake = limit;
+    for (uint32_t s : active_) {
+      const uint64_t until = states_[s].sleep_until;
+      if (until <= cycle_) {
+        wake = 0;
+        break;
+      }
+      wake = std::min(wake, until);
+    }
+    if (wake > cycle_) {
+      const uint64_t skip = wake - cycle_;
+      for (uint32_t s : active_) cores_[states_[s].core].stats.busy_cycles += skip;
+      skipped_cycles_ += skip;
+      cycle_ = wake;
+    }
+  }
   return progressed;
 }
 
@@ -498,7 +519,7 @@ RunResult Wafer::run(uint64_t max_cycles) {
     bool progressed = false;
     if (!active_.empty()) {
       std::optional<Fault> fault;
-      progressed = step_cycle(fault);
+      progressed = step_cycle(fault, start + max_cycles);
       if (fault) {
         r.status = RunResult::Status::FAULT;
         r.fault = std::move(fault);
@@ -527,7 +548,7 @@ RunResult Wafer::step() {
   if (active_.empty()) {
     ++cycle_;
   } else {
-    step_cycle(fault);
+    step_cycle(fault, cycle_ + 1);
   }
   if (fault) {
     r.status = RunResult::Status::FAULT;

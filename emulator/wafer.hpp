@@ -72,6 +72,7 @@ struct WaferTotals {
   uint64_t wavelet_hops = 0;  // link traversals (N, E, S, W; edge ports included)
   uint64_t ramp_deliveries = 0;
   uint64_t tile_steps = 0;    // tile-cycles actually computed (active-set size summed)
+  uint64_t skipped_cycles = 0;  // cycles jumped over because every active tile only slept
 };
 
 struct WaferOptions {
@@ -145,6 +146,7 @@ class Wafer {
     // Per-cycle scratch, written by the tile's own compute.
     bool progressed = false;
     bool has_work = false;
+    uint64_t sleep_until = 0;  // > 0: only counting down a multi-cycle instruction until then
     uint64_t commit_epoch = ~uint64_t{0};
     std::optional<Fault> fault;
     std::vector<LogLine> log;
@@ -160,7 +162,9 @@ class Wafer {
   void compute_tile(uint32_t s);
   Fault internal_fault(const TileState& t, const char* what) const;
   void commit_tile(uint32_t s);
-  bool step_cycle(std::optional<Fault>& fault);  // returns progress
+  // One cycle (and, when every active tile is only sleeping, a jump of up to `limit` - cycle
+  // cycles to the first wake-up). Returns whether anything progressed.
+  bool step_cycle(std::optional<Fault>& fault, uint64_t limit);
   template <typename F>
   void for_each(const std::vector<uint32_t>& items, F&& f);
   RunResult finish(RunResult r, uint64_t start) const;
@@ -184,6 +188,7 @@ class Wafer {
   EventSink* event_sink_ = nullptr;
   uint64_t backdoor_read_ = 0, backdoor_written_ = 0;
   uint64_t tile_steps_ = 0;
+  uint64_t skipped_cycles_ = 0;
 };
 
 }  // namespace wsemu::emu

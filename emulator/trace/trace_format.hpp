@@ -1,0 +1,200 @@
+// The .wstrace file format, version 1: constants, chunk types and the event record codec
+// shared by the recorder (trace_writer) and the reader. emulator/trace/README.md documents
+// every field; this header is its executable form and must stay in step with it.
+//
+// Contract: little-endian throughout. A file is a 64-byte FileHeader followed by chunks
+// (u32 type, u32 payload length, payload); readers skip chunk types they do not know, so new
+// chunk types never break old readers. Event records carry their own length, so a reader skips
+// event kinds it does not know. encode_event() appends to a byte vector and never fails;
+// decode_event() never reads past the end it is given and reports malformed input by
+// returning false, never by crashing.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "emulator/trace.hpp"
+
+namespace wsemu::trace {
+
+constexpr std::array<uint8_t, 8> kMagic = {0x89, 'W', 'S', 'T', 'R', '\r', '\n', 0x1A};
+constexpr uint16_t kVersionMajor = 1;  // a reader refuses another major version
+constexpr uint16_t kVersionMinor = 0;  // and accepts any minor version of its major
+constexpr uint32_t kFileHeaderBytes = 64;
+constexpr uint32_t kMaxChunkBytes = 64u << 20;  // larger chunk lengths mean a corrupt file
+
+// Chunk types are four ASCII characters read as a little-endian u32.
+constexpr uint32_t fourcc(char a, char b, char c, char d) {
+  return uint32_t(uint8_t(a)) | uint32_t(uint8_t(b)) << 8 | uint32_t(uint8_t(c)) << 16 | uint32_t(uint8_t(d)) << 24;
+}
+constexpr uint32_t kChunkFilter = fourcc('F', 'I', 'L', 'T');    // binary: what was recorded
+constexpr uint32_t kChunkPrograms = fourcc('P', 'R', 'O', 'G');  // JSON: programs, disassembly
+constexpr uint32_t kChunkPeMap = fourcc('P', 'E', 'M', 'P');     // JSON: which PE runs which program
+constexpr uint32_t kChunkEvents = fourcc('E', 'V', 'T', 'S');    // binary: a block of events
+constexpr uint32_t kChunkHang = fourcc('H', 'A', 'N', 'G');      // JSON: the wait-for graph
+constexpr uint32_t kChunkStats = fourcc('S', 'T', 'A', 'T');     // JSON: the wafer's counters at the end
+constexpr uint32_t kChunkEnd = fourcc('E', 'N', 'D', ' ');       // binary: how the recording ended
+
+// Why a recording ended (the END chunk).
+enum class EndStatus : uint8_t { QUIESCENT = 0, CYCLE_LIMIT = 1, HANG = 2, FAULT = 3, STOPPED = 4 };
+
+// ---- little-endian primitives ----
+inline void put_u8(std::vector<uint8_t>& b, uint8_t v) { b.push_back(v); }
+inline void put_u16(std::vector<uint8_t>& b, uint16_t v) {
+  b.push_back(uint8_t(v));
+  b.push_back(uint8_t(v >> 8));
+}
+inline void put_u32(std::vector<uint8_t>& b, uint32_t v) {
+  for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i)));
+}
+inline void put_u64(std::vector<uint8_t>& b, uint64_t v) {
+  for (int i = 0; i < 8; ++i) b.push_back(uint8_t(v >> (8 * i)));
+}
+inline void put_varint(std::vector<uint8_t>& b, uint64_t v) {  // unsigned LEB128
+  while (v >= 0x80) {
+    b.push_back(uint8_t(v) | 0x80);
+    v >>= 7;
+  }
+  b.push_back(uint8_t(v));
+}
+
+// A bounds-checked cursor over a byte range; every get fails (ok = false) past the end.
+struct ByteCursor {
+  const uint8_t* p = nullptr;
+  const uint8_t* end = nullptr;
+  bool ok = true;
+
+  bool need(size_t n) {
+    if (!ok || size_t(end - p) < n) ok = false;
+    return ok;
+  }
+  uint8_t u8() { return need(1) ? *p++ : 0; }
+  uint16_t u16() {
+    if (!need(2)) return 0;
+    const uint16_t v = uint16_t(p[0] | p[1] << 8);
+    p += 2;
+    return v;
+  }
+  uint32_t u32() {
+    if (!need(4)) return 0;
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= uint32_t(p[i]) << (8 * i);
+    p += 4;
+    return v;
+  }
+  uint64_t u64() {
+    if (!need(8)) return 0;
+    uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= uint64_t(p[i]) << (8 * i);
+    p += 8;
+    return v;
+  }
+  uint64_t varint() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      const uint8_t byte = u8();
+      if (!ok) return 0;
+      v |= uint64_t(byte & 0x7F) << shift;
+      if (!(byte & 0x80)) return v;
+    }
+    ok = false;
+    return 0;
+  }
+  size_t left() const { return ok ? size_t(end - p) : 0; }
+};
+
+// ---- event records ----
+// record = u8 kind, u8 body length, body; body = varint cycle delta, u16 x, u16 y, then the
+// kind's fields (README.md, "Event records").
+inline void encode_event(std::vector<uint8_t>& b, const emu::TraceEvent& e, uint64_t previous_cycle) {
+  b.push_back(uint8_t(e.kind));
+  const size_t length_at = b.size();
+  b.push_back(0);
+  put_varint(b, e.cycle - previous_cycle);
+  put_u16(b, e.x);
+  put_u16(b, e.y);
+  switch (e.kind) {
+    case emu::TraceKind::WAVELET_HOP:
+    case emu::TraceKind::WAVELET_LANDED:
+      put_u8(b, e.direction);
+      put_u8(b, uint8_t((e.color & 31) | (e.control ? 0x80 : 0)));
+      put_u32(b, e.payload);
+      put_u8(b, e.aux);
+      break;
+    case emu::TraceKind::INSTRUCTION:
+    case emu::TraceKind::TASK_PICKED:
+    case emu::TraceKind::TASK_ACTIVATED:
+    case emu::TraceKind::TASK_BLOCKED:
+    case emu::TraceKind::TASK_UNBLOCKED:
+      put_u8(b, e.task);
+      put_varint(b, e.pc);
+      break;
+    case emu::TraceKind::STALL:
+      put_u8(b, e.reason);
+      put_u8(b, e.aux);
+      put_u8(b, e.color);
+      put_u8(b, e.task);
+      put_varint(b, e.pc);
+      break;
+    case emu::TraceKind::SWITCH_CHANGED:
+      put_u8(b, e.color);
+      put_u8(b, e.aux);
+      break;
+  }
+  b[length_at] = uint8_t(b.size() - length_at - 1);
+}
+
+enum class DecodeResult : uint8_t { EVENT, SKIPPED_UNKNOWN_KIND, MALFORMED };
+
+// Decodes one record at the cursor; `cycle` is the running cycle (updated for every record,
+// known kind or not).
+inline DecodeResult decode_event(ByteCursor& c, uint64_t& cycle, emu::TraceEvent& e) {
+  const uint8_t kind = c.u8();
+  const uint8_t length = c.u8();
+  if (!c.need(length)) return DecodeResult::MALFORMED;
+  ByteCursor body{c.p, c.p + length};
+  c.p += length;
+  cycle += body.varint();
+  e = emu::TraceEvent{};
+  e.cycle = cycle;
+  e.x = body.u16();
+  e.y = body.u16();
+  if (kind > uint8_t(emu::TraceKind::SWITCH_CHANGED)) return body.ok ? DecodeResult::SKIPPED_UNKNOWN_KIND : DecodeResult::MALFORMED;
+  e.kind = emu::TraceKind(kind);
+  switch (e.kind) {
+    case emu::TraceKind::WAVELET_HOP:
+    case emu::TraceKind::WAVELET_LANDED: {
+      e.direction = body.u8();
+      const uint8_t cf = body.u8();
+      e.color = cf & 31;
+      e.control = (cf & 0x80) != 0;
+      e.payload = body.u32();
+      e.aux = body.u8();
+      break;
+    }
+    case emu::TraceKind::INSTRUCTION:
+    case emu::TraceKind::TASK_PICKED:
+    case emu::TraceKind::TASK_ACTIVATED:
+    case emu::TraceKind::TASK_BLOCKED:
+    case emu::TraceKind::TASK_UNBLOCKED:
+      e.task = body.u8();
+      e.pc = uint32_t(body.varint());
+      break;
+    case emu::TraceKind::STALL:
+      e.reason = body.u8();
+      e.aux = body.u8();
+      e.color = body.u8();
+      e.task = body.u8();
+      e.pc = uint32_t(body.varint());
+      break;
+    case emu::TraceKind::SWITCH_CHANGED:
+      e.color = body.u8();
+      e.aux = body.u8();
+      break;
+  }
+  return body.ok ? DecodeResult::EVENT : DecodeResult::MALFORMED;
+}
+
+}  // namespace wsemu::trace

@@ -1,0 +1,154 @@
+// Emulator benchmarks: how fast the virtual wafer steps.
+//   BM_DenseCompute/<side>/<threads>: every PE loops fmacs over 128 fp32 elements (memory
+//     only, executed in bulk); counter pe_cycles/s = simulated cycles x PEs per second.
+//   BM_FabricHeavy/<side>/<threads>: every PE streams 256 wavelets to its east neighbour
+//     (async fabout) while receiving 256 from the west (async fabin); counters
+//     wavelet_hops/s and pe_cycles/s.
+//   BM_IdleFullWafer: an idle 762 x 1176 wse3 wafer; counter bytes_per_tile.
+// Run: build/bin/emulator_bench [--benchmark_filter=...]. Figures go to the README.
+#include <benchmark/benchmark.h>
+
+#include <fstream>
+#include <memory>
+#include <string>
+#include <unistd.h>
+
+#include "emulator/wafer.hpp"
+#include "tests/emulator/test_program.hpp"
+
+namespace {
+
+using namespace wsemu;
+using testing::TestProgram;
+
+emu::ColorRoute route(emu::DirectionMask rx, emu::DirectionMask tx) { return emu::ColorRoute::simple(rx, tx); }
+constexpr emu::DirectionMask kW = emu::bit(emu::Direction::WEST), kE = emu::bit(emu::Direction::EAST),
+                             kR = emu::bit(emu::Direction::RAMP);
+
+std::unique_ptr<emu::Wafer> dense_wafer(int side, int threads) {
+  TestProgram p("wse3");
+  p.dsd(0, testing::mem1d(0x1100, 128)).dsd(1, testing::mem1d(0x1400, 128));
+  p.code(R"(
+main:
+  li r2, f:1.0001
+  li r5, 0
+  li r6, 8
+loop:
+  fmacs d1, d1, d0, r2
+  addi r5, r5, 1
+  bne r5, r6, loop
+  exit
+)");
+  p.local_task(10, "main");
+  auto img = p.build();
+  auto w = std::make_unique<emu::Wafer>(emu::arch_profile("wse3"), side, side, emu::WaferOptions{threads, 64});
+  for (int y = 0; y < side; ++y)
+    for (int x = 0; x < side; ++x) {
+      w->load_program(x, y, img, x, y);
+      w->activate_task(x, y, 10);
+    }
+  return w;
+}
+
+std::unique_ptr<emu::Wafer> fabric_wafer(int side, int threads) {
+  constexpr uint32_t kLen = 256;
+  auto make = [&](bool sends, bool receives, int out_color, int in_color) {
+    TestProgram p("wse3");
+    std::string code = "main:\n";
+    if (sends) code += "  mov32.async d1, d0 | ut=1\n";
+    if (receives) code += "  mov32.async d3, d2 | ut=0\n";
+    code += "  exit\n";
+    p.code(code).local_task(10, "main");
+    p.dsd(0, testing::mem1d(0x1100, kLen)).dsd(3, testing::mem1d(0x1600, kLen));
+    if (sends) p.dsd(1, testing::fabout(uint8_t(out_color), 1, kLen)).oq(1, out_color);
+    if (receives) p.dsd(2, testing::fabin(uint8_t(in_color), 0, kLen)).iq(0, in_color);
+    return p.build();
+  };
+  auto first = make(true, false, 1, 0);
+  auto odd = make(true, true, 2, 1), even = make(true, true, 1, 2);
+  auto last_odd = make(false, true, 0, 1), last_even = make(false, true, 0, 2);
+  auto w = std::make_unique<emu::Wafer>(emu::arch_profile("wse3"), side, side, emu::WaferOptions{threads, 64});
+  for (int y = 0; y < side; ++y)
+    for (int i = 0; i < side; ++i) {
+      const bool last = i == side - 1;
+      w->load_program(i, y, i == 0 ? first : last ? (i % 2 ? last_odd : last_even) : (i % 2 ? odd : even), i, y);
+      if (i > 0) w->set_route(i, y, i % 2 ? 1 : 2, route(kW, kR));
+      if (!last) w->set_route(i, y, i % 2 ? 2 : 1, route(kR, kE));
+      w->activate_task(i, y, 10);
+    }
+  return w;
+}
+
+void report(benchmark::State& state, uint64_t pe_cycles, uint64_t hops, uint64_t cycles) {
+  state.counters["pe_cycles/s"] = benchmark::Counter(double(pe_cycles), benchmark::Counter::kIsRate);
+  state.counters["wavelet_hops/s"] = benchmark::Counter(double(hops), benchmark::Counter::kIsRate);
+  state.counters["sim_cycles"] = double(cycles);
+}
+
+void BM_DenseCompute(benchmark::State& state) {
+  uint64_t pe_cycles = 0, hops = 0, cycles = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto w = dense_wafer(int(state.range(0)), int(state.range(1)));
+    state.ResumeTiming();
+    const auto r = w->run(1'000'000);
+    if (r.status != emu::RunResult::Status::QUIESCENT) state.SkipWithError(r.to_string().c_str());
+    const auto t = w->totals();
+    pe_cycles += t.pe_cycles;
+    hops += t.wavelet_hops;
+    cycles = r.cycle;
+  }
+  report(state, pe_cycles, hops, cycles);
+}
+
+void BM_FabricHeavy(benchmark::State& state) {
+  uint64_t pe_cycles = 0, hops = 0, cycles = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto w = fabric_wafer(int(state.range(0)), int(state.range(1)));
+    state.ResumeTiming();
+    const auto r = w->run(1'000'000);
+    if (r.status != emu::RunResult::Status::QUIESCENT) state.SkipWithError(r.to_string().c_str());
+    const auto t = w->totals();
+    pe_cycles += t.pe_cycles;
+    hops += t.wavelet_hops;
+    cycles = r.cycle;
+  }
+  report(state, pe_cycles, hops, cycles);
+}
+
+size_t resident_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  size_t pages_total = 0, pages_resident = 0;
+  statm >> pages_total >> pages_resident;
+  return pages_resident * size_t(sysconf(_SC_PAGESIZE));
+}
+
+void BM_IdleFullWafer(benchmark::State& state) {
+  double per_tile = 0, rss_per_tile = 0;
+  for (auto _ : state) {
+    const size_t before = resident_bytes();
+    emu::Wafer w(emu::arch_profile("wse3"), 762, 1176);
+    const auto r = w.run(10);
+    benchmark::DoNotOptimize(r);
+    const double tiles = 762.0 * 1176.0;
+    per_tile = double(w.host_memory_bytes()) / tiles;
+    rss_per_tile = double(resident_bytes() - before) / tiles;
+  }
+  state.counters["bytes_per_tile"] = per_tile;
+  state.counters["rss_bytes_per_tile"] = rss_per_tile;
+}
+
+void sizes(benchmark::internal::Benchmark* b) {
+  for (int side : {16, 64, 256})
+    for (int threads : {1, 2}) b->Args({side, threads});
+  b->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(1);
+}
+
+BENCHMARK(BM_DenseCompute)->Apply(sizes);
+BENCHMARK(BM_FabricHeavy)->Apply(sizes);
+BENCHMARK(BM_IdleFullWafer)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
+
+BENCHMARK_MAIN();
