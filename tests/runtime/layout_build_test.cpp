@@ -3,6 +3,7 @@
 // placement, exported symbols and functions, SRAM size, and assembler errors carried through.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -212,6 +213,44 @@ rect r at (0, 0) size 1 x 1 {
   EXPECT_NE(out.find("note t.wsl:4:3 while assembling 'bad.wsa' for rect 'r' (PE (0, 0): M = 3)"),
             std::string::npos)
       << out;
+}
+
+// The documented example (runtime/layout/examples/gemv_2x2.wsl) builds, with the values worked
+// out by hand from its expressions.
+TEST(LayoutExample, Gemv2x2) {
+  const char* env = std::getenv("WSEMU_SOURCE_DIR");
+  const fs::path source = env && *env ? fs::path(env) : fs::path(WSEMU_SOURCE_DIR_DEFAULT);
+  BuildOptions options;
+  options.params["M"] = 7;  // MT = 4: the south row holds 3 rows of A
+  BuildResult r =
+      build_layout_file((source / "runtime/layout/examples/gemv_2x2.wsl").string(), options);
+  ASSERT_TRUE(r.ok()) << format_diagnostics(r.diagnostics);
+  const Executable& exe = *r.executable;
+  EXPECT_EQ(exe.placed_pes(), 4u);
+  // The placeholder ignores the flags, so the four parameter sets give one object.
+  EXPECT_EQ(r.summary.assemblies, 4u);
+  EXPECT_EQ(exe.programs.size(), 1u);
+  const PeConfig* se = exe.pe_config_at(2, 2);  // x = 1, y = 1
+  ASSERT_NE(se, nullptr);
+  EXPECT_EQ(exe.param_sets[se->param_set].values,
+            (std::vector<std::pair<std::string, int64_t>>{{"IS_EAST", 1},
+                                                          {"IS_NORTH", 0},
+                                                          {"MT", 4},
+                                                          {"M_HERE", 3},
+                                                          {"NT", 3},
+                                                          {"N_HERE", 3},
+                                                          {"SUM_COLOR", 1},
+                                                          {"X_COLOR", 0}}));
+  const RouteSet& nw = exe.route_sets[exe.pe_config_at(1, 1)->route_set];
+  ASSERT_EQ(nw.routes.size(), 2u);
+  EXPECT_EQ(nw.find(0)->positions[0].tx.to_string(), "[S]");
+  EXPECT_EQ(nw.find(1)->positions[0].tx.to_string(), "[E]");
+  const RouteSet& se_routes = exe.route_sets[se->route_set];
+  EXPECT_EQ(se_routes.find(0)->positions[0].rx.to_string(), "[N]");
+  EXPECT_EQ(se_routes.find(1)->positions[0].rx.to_string(), "[W]");
+  EXPECT_EQ(exe.find_symbol("A")->elems_per_pe, 12u);
+  EXPECT_FALSE(exe.find_symbol("y")->host_writable);
+  EXPECT_EQ(exe.find_color("c_sum"), 1);
 }
 
 }  // namespace

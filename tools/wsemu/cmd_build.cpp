@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "firmware/memcpy_protocol.hpp"
 #include "runtime/executable/executable_io.hpp"
 #include "runtime/layout/build.hpp"
 #include "tools/wsemu/subcommand.hpp"
@@ -23,6 +24,7 @@ The layout language is described in runtime/README.md ("Layout language"). In sh
   rect compute at (4, 1) size 2 x 2 {
     program "pe.wsa" { M = M, is_east = x == width - 1 }
     route c_x rx [RAMP] tx [E] where x == 0
+    route c_x rx [W] tx [RAMP] where x == 1
     export symbol y : f32[M] read
     export function compute
   }
@@ -34,7 +36,7 @@ Exit status: 0 when the executable was written; 1 on any error (layout, assembly
 with every error printed as file:line:col: error: message.
 
 Example:
-  wsemu build kernels/gemv/layout.wsl -o gemv.wsx --param M=64 --param N=32
+  wsemu build runtime/layout/examples/gemv_2x2.wsl -o gemv.wsx --param M=64 --param N=32
 )";
 
 struct BuildArgs {
@@ -98,6 +100,8 @@ int run_build(const BuildArgs& args) {
   }
   options.arch = args.arch;
   options.include_dirs = args.include_dirs;
+  // Kernels `.include "memcpy.wsa"`, the host I/O firmware; its folder is always searched last.
+  options.include_dirs.push_back(firmware::include_dir());
   runtime::layout::BuildResult result = runtime::layout::build_layout_file(args.layout, options);
   for (const runtime::layout::Diagnostic& d : result.diagnostics)
     std::fprintf(stderr, "%s\n", d.to_string().c_str());
@@ -141,9 +145,10 @@ const Register kBuild{Subcommand{
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
       app.add_option("--arch", args->arch, "Target architecture (default: the layout's, or wse2)")
           ->check(CLI::IsMember({"wse2", "wse3"}));
-      app.add_option("-I,--include", args->include_dirs,
-                     "Folder searched by the programs' .include (after the program's own); "
-                     "repeatable")
+      app.add_option("-I,--include-dir", args->include_dirs,
+                     "Folder searched by the programs' .include, after the program's own folder "
+                     "and before the firmware folder (memcpy.wsa; $WSEMU_FIRMWARE_DIR overrides "
+                     "it); repeatable")
           ->expected(1)
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
       app.add_flag("-q,--quiet", args->quiet, "Print nothing on success");
