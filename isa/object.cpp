@@ -1,0 +1,38 @@
+#include "isa/object.hpp"
+
+namespace wsemu::isa {
+
+std::string_view elem_type_name(ElemType t) {
+  switch (t) {
+    case ElemType::I16: return "i16";
+    case ElemType::U16: return "u16";
+    case ElemType::I32: return "i32";
+    case ElemType::U32: return "u32";
+    case ElemType::F16: return "f16";
+    case ElemType::F32: return "f32";
+  }
+  return "?";
+}
+
+int elem_bytes(ElemType t) {
+  switch (t) {
+    case ElemType::I16:
+    case ElemType::U16:
+    case ElemType::F16: return 2;
+    default: return 4;
+  }
+}
+
+const Symbol* ObjectImage::find_symbol(std::string_view name) const {
+  for (const Symbol& s : symbols)
+    if (s.name == name) return &s;
+  return nullptr;
+}
+
+const Function* ObjectImage::find_function(std::string_view name) const {
+  for (const Function& f : functions)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+}  // namespace wsemu::isa
