@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/executable/executable_io.hpp"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -97,5 +99,35 @@ std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
 INSTANTIATE_TEST_SUITE_P(Corpus, BadLayout, ::testing::ValuesIn(corpus()), test_name);
 
 TEST(BadLayoutCorpus, HasAtLeastFifteenFiles) { EXPECT_GE(corpus().size(), 15u); }
+
+// The good path of the same command: exit 0, a one-line summary, a loadable executable.
+TEST(BuildCommand, WritesALoadableExecutable) {
+  const fs::path wsemu = fs::path(env_or("WSEMU_BIN_DIR", WSEMU_DEFAULT_BIN_DIR)) / "wsemu";
+  const fs::path layout = corpus_dir().parent_path().parent_path().parent_path() /
+                          "runtime/layout/examples/gemv_2x2.wsl";
+  const fs::path out = fs::temp_directory_path() /
+                       ("wsemu_build_command_" + std::to_string(::getpid()) + ".wsx");
+  const fs::path log = fs::temp_directory_path() /
+                       ("wsemu_build_command_" + std::to_string(::getpid()) + ".log");
+  std::string command = "'" + wsemu.string() + "' build '" + layout.string() + "' -o '" +
+                        out.string() + "' --param N=5 > '" + log.string() + "' 2>&1";
+  int status = std::system(command.c_str());
+  std::stringstream output;
+  output << std::ifstream(log).rdbuf();
+  fs::remove(log);
+  ASSERT_TRUE(WIFEXITED(status));
+  ASSERT_EQ(WEXITSTATUS(status), 0) << output.str();
+  EXPECT_NE(output.str().find("wsemu build: wrote " + out.string() +
+                              ": fabric 4 x 4 (wse2): 4 PEs in 1 rect, 1 distinct program from 4 "
+                              "assemblies, 8 routes, SRAM max "),
+            std::string::npos)
+      << output.str();
+  wsemu::runtime::Executable exe = wsemu::runtime::load_executable(out.string());
+  fs::remove(out);
+  EXPECT_EQ(exe.fabric_width, 4u);
+  EXPECT_EQ(exe.build_params,
+            (std::vector<std::pair<std::string, int64_t>>{{"M", 8}, {"N", 5}}));
+  EXPECT_EQ(exe.find_symbol("x")->elems_per_pe, 3u);  // NT = (5 + 1) / 2
+}
 
 }  // namespace

@@ -173,6 +173,20 @@ rect r at (0, 0) size 2 x 1 {
   EXPECT_TRUE(ok.ok()) << format_diagnostics(ok.diagnostics);
 }
 
+TEST_F(LayoutChecker, RoutingOnlyRectRelaysBetweenPrograms) {
+  CheckResult r = check(R"(
+fabric 3 x 1
+rect a at (0, 0) size 1 x 1 { program "p.wsa"  route 2 rx [RAMP] tx [E] }
+rect relay at (1, 0) size 1 x 1 { route 2 rx [W] tx [E] }
+rect b at (2, 0) size 1 x 1 { program "p.wsa"  route 2 rx [W] tx [RAMP] }
+)");
+  ASSERT_TRUE(r.ok()) << format_diagnostics(r.diagnostics);
+  ASSERT_EQ(r.plan.rects.size(), 3u);
+  EXPECT_EQ(r.plan.rects[1].program, nullptr);
+  EXPECT_TRUE(r.plan.rects[1].pe_param_set.empty());
+  EXPECT_EQ(r.plan.rects[1].route_keys, (std::vector<std::vector<uint32_t>>{{1}}));
+}
+
 TEST_F(LayoutChecker, FullWaferRectangle) {
   CheckResult r = check(R"(
 arch wse3
