@@ -9,6 +9,7 @@ namespace {
 
 constexpr int kOpcodeBits = 16;
 constexpr int kAsyncBits = 12;  // 1 async + 3 microthread + 2 on_done + 6 task
+static_assert(kAsyncBits == 1 + 3 + 2 + 6, "the completion field of vector operations");
 
 constexpr InsnInfo make_info(Opcode id, std::string_view mnem, uint16_t enc, Timing t,
                              std::string_view desc, std::initializer_list<OperandKind> ops) {
