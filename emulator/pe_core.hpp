@@ -63,10 +63,10 @@ struct MainThread {
   int8_t task = -1;  // task id (for control tasks: the control task id)
   isa::TaskKind task_kind = isa::TaskKind::LOCAL;
   uint64_t busy_until = 0;  // no new instruction before this cycle
-  std::array<uint16_t, 64> call_stack{};
   uint8_t depth = 0;
   bool in_sync_op = false;  // waiting for ops[kMainThreadOp]
   StallInfo stall;
+  std::array<uint16_t, 64> call_stack{};
 };
 
 struct CoreStats {
@@ -124,31 +124,32 @@ class PeCore final : public RampPort {
   // Anything pending that nothing on this core can advance (for quiescence and hang reports).
   bool holds_pending_work() const;
 
-  // State (public: the wafer's CoreView and the hang report read it).
-  uint32_t program_index = 0;
-  int16_t rect_x = 0, rect_y = 0;
-  bool color_slots = true;  // wse2: a color without an input queue lands in a 1-wavelet slot
-  Sram sram;
-  std::array<uint32_t, isa::kNumRegs> regs{};
-  std::array<isa::Descriptor, isa::kNumDsrs> dsrs{};
-  TaskTable tasks;
-  std::array<InputQueue, isa::kNumQueues> iq{};
-  std::array<OutputQueue, isa::kNumQueues> oq{};
-  std::array<int8_t, isa::kNumColors> iq_of_color{};  // input queue bound to each color, -1
-  std::array<Wavelet, isa::kNumColors> slot{};         // wse2 color slots
-  uint32_t slot_full = 0;
-  std::array<VectorOp, 9> ops{};  // [0..7] microthreads, [8] the main thread's sync op
+  // State (public: the wafer's CoreView and the hang report read it). Ordered hot first: what
+  // every cycle looks at sits in the first cache lines, registers the instructions use later.
   MainThread main;
-  CoreStats stats;
-  int64_t executing_pc = -1;
   // Occupancy bits (bit q / bit slot), kept in step with the rings so that a cycle's checks
   // touch one cache line instead of every queue.
   uint8_t iq_nonempty = 0;
   uint8_t oq_nonempty = 0;
   uint16_t ops_active = 0;  // bit s: ops[s].active
   uint8_t oq_flushing = 0;  // bit q: oq[q].flushing
-  uint32_t oq_flushing_mask() const { return oq_flushing; }
+  bool color_slots = true;  // wse2: a color without an input queue lands in a 1-wavelet slot
+  uint32_t slot_full = 0;
+  uint32_t program_index = 0;
+  int16_t rect_x = 0, rect_y = 0;
+  int64_t executing_pc = -1;  // the instruction being executed or whose op is stepping (faults)
+  CoreStats stats;
+  TaskTable tasks;
+  std::array<int8_t, isa::kNumColors> iq_of_color{};  // input queue bound to each color, -1
+  std::array<uint32_t, isa::kNumRegs> regs{};
+  std::array<VectorOp, 9> ops{};  // [0..7] microthreads, [8] the main thread's sync op
+  std::array<InputQueue, isa::kNumQueues> iq{};
+  std::array<OutputQueue, isa::kNumQueues> oq{};
+  Sram sram;
+  std::array<Wavelet, isa::kNumColors> slot{};  // wse2 color slots
+  std::array<isa::Descriptor, isa::kNumDsrs> dsrs{};
 
+  uint32_t oq_flushing_mask() const { return oq_flushing; }
   void iq_push(int q, const Wavelet& w) {
     iq[q].ring.push(w);
     iq_nonempty |= uint8_t(1u << q);

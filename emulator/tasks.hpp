@@ -20,13 +20,13 @@
 namespace wsemu::emu {
 
 struct TaskTable {
-  std::array<uint32_t, 64> entry{};          // data and local tasks: instruction index
-  std::array<uint32_t, 64> control_entry{};  // control tasks
   uint64_t local = 0;    // bound as local tasks
   uint64_t data = 0;     // bound as data tasks
   uint64_t control = 0;  // bound as control tasks
   uint64_t activated = 0;
   uint64_t blocked = ~uint64_t{0};
+  std::array<uint32_t, 64> entry{};          // data and local tasks: instruction index
+  std::array<uint32_t, 64> control_entry{};  // control tasks
 
   static constexpr uint64_t bit(int id) { return uint64_t{1} << id; }
   uint64_t runnable_local() const { return local & activated & ~blocked; }
