@@ -1,0 +1,69 @@
+// The host's side of the memcpy firmware contract (firmware/memcpy.wsa, firmware/README.md):
+// reserved colors, queues, task ids and SRAM addresses, the command encoding, and where the
+// firmware's include folder is.
+//
+// Contract: constants and pure encoders only; every value here must equal the .equ and .task
+// of memcpy.wsa (tests/runtime/host_firmware_test.cpp checks them against the assembled
+// firmware). Nothing here touches a wafer.
+#pragma once
+
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "firmware/firmware_paths.hpp"  // generated: kFirmwareSourceDir
+
+namespace wsemu::firmware {
+
+constexpr int kColorA = 21;       // chain color into even participants
+constexpr int kColorB = 22;       // chain color into odd participants
+constexpr int kStreamColor = 23;  // ramp -> ramp loopback: launches and host streams
+constexpr int kChainQueue = 0;
+constexpr int kStreamQueue = 1;     // input queue of color 23
+constexpr int kStreamOutQueue = 5;  // output queue of color 23; its microthread on wse2
+
+// Control task ids of the commands.
+constexpr int kTaskH2D = 21;
+constexpr int kTaskD2H = 22;
+constexpr int kTaskLaunch = 23;
+constexpr int kTaskToHost = 30;
+// Local tasks.
+constexpr int kTaskResume = 27;
+constexpr int kTaskInit = 28;
+// Descriptor registers d40..d47 and microthreads 0 and 5 belong to the firmware.
+constexpr int kFirstFirmwareDsr = 40;
+
+// SRAM: the top 4 KiB of the 48 KiB.
+constexpr uint32_t kReserveBase = 0xB000;
+constexpr uint32_t kConfigAddress = kReserveBase;       // [0] flags, [1] chain index
+constexpr uint32_t kArgsAddress = kReserveBase + 16;    // launch arguments
+constexpr int kMaxLaunchArgs = 8;
+constexpr uint32_t kFifoBase = kReserveBase + 0x400;
+constexpr uint32_t kFifoCapacity = 768;
+
+constexpr uint32_t kConfigOdd = 1;   // flags bit 0: odd chain position
+constexpr uint32_t kConfigWse3 = 2;  // flags bit 1: wse3 triggers (queues, not colors)
+
+constexpr uint32_t kFlag16Bit = 1;   // command flags (address word, bits 16..)
+constexpr uint32_t kFlagStream = 2;
+
+// The name of the firmware's init task in a program's task table: its presence says the
+// program includes the firmware.
+constexpr const char* kInitTaskName = "memcpy_init";
+
+// A command's control wavelet payload: entry bit, control task id, 16-bit data, no router
+// commands (see emulator/wavelet.hpp for the layout).
+constexpr uint32_t control_payload(int task, uint16_t data) {
+  return (uint32_t{1} << 22) | (uint32_t(task & 63) << 16) | data;
+}
+constexpr uint32_t address_word(uint32_t address, uint32_t flags) {
+  return (address & 0xFFFF) | (flags << 16);
+}
+
+// Where `.include "memcpy.wsa"` is found: $WSEMU_FIRMWARE_DIR, else this source tree's firmware/.
+inline std::string include_dir() {
+  if (const char* env = std::getenv("WSEMU_FIRMWARE_DIR"); env && *env) return env;
+  return kFirmwareSourceDir;
+}
+
+}  // namespace wsemu::firmware

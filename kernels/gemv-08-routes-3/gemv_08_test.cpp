@@ -1,0 +1,39 @@
+// gemv-08: y = A x + b on kx x ky PEs against the xtensor reference, at sizes that divide
+// evenly and sizes that do not, on wse2 and wse3.
+#include "tests/e2e/gemv_tiles.hpp"
+
+namespace wsemu::testing {
+namespace {
+
+struct Case {
+  size_t M, N, kx, ky;
+  std::string arch;
+};
+
+class Gemv08 : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Gemv08, MatchesReference) {
+  const Case c = GetParam();
+  const runtime::Executable exe =
+      build_kernel("gemv-08-routes-3",
+                   {{"M", int64_t(c.M)}, {"N", int64_t(c.N)}, {"kx", int64_t(c.kx)}, {"ky", int64_t(c.ky)}}, c.arch);
+  const xt::xarray<float> A = random_array({c.M, c.N}, 21), x = random_array({c.N}, 22), b = random_array({c.M}, 23);
+  const TiledRun r = run_tiled_gemv(exe, A, x, b, c.kx, c.ky);
+  expect_close(r.y, gemv_reference(A, x, b), 1e-5, 1e-5, "y");
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, Gemv08,
+                         ::testing::Values(Case{6, 8, 4, 3, "wse2"},     // the SDK's example
+                                           Case{32, 16, 4, 4, "wse2"},   // even blocks
+                                           Case{13, 11, 3, 4, "wse2"},   // uneven both ways
+                                           Case{9, 7, 5, 2, "wse3"},     // uneven, odd width
+                                           Case{5, 20, 1, 3, "wse2"},    // one column
+                                           Case{10, 9, 4, 1, "wse3"}),   // one row
+                         [](const auto& info) {
+                           const Case& c = info.param;
+                           return c.arch + "_" + std::to_string(c.M) + "x" + std::to_string(c.N) + "_on_" +
+                                  std::to_string(c.kx) + "x" + std::to_string(c.ky);
+                         });
+
+}  // namespace
+}  // namespace wsemu::testing

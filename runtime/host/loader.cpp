@@ -1,0 +1,185 @@
+// Loading an executable into the wafer: programs (with a control task per exported function,
+// the target of `launch`), the layout's routes, the firmware's row chains, and the firmware's
+// start-up.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "firmware/memcpy_protocol.hpp"
+#include "runtime/host/runtime_state.hpp"
+
+namespace wsemu::runtime::host {
+namespace {
+
+emu::Direction to_emu(runtime::Direction d) {
+  switch (d) {
+    case runtime::Direction::NORTH: return emu::Direction::NORTH;
+    case runtime::Direction::SOUTH: return emu::Direction::SOUTH;
+    case runtime::Direction::EAST: return emu::Direction::EAST;
+    case runtime::Direction::WEST: return emu::Direction::WEST;
+    case runtime::Direction::RAMP: return emu::Direction::RAMP;
+  }
+  return emu::Direction::RAMP;
+}
+
+emu::DirectionMask to_emu(DirectionSet set) {
+  emu::DirectionMask m = 0;
+  for (int d = 0; d < kNumDirections; ++d)
+    if (set.contains(runtime::Direction(d))) m |= emu::bit(to_emu(runtime::Direction(d)));
+  return m;
+}
+
+emu::ColorRoute to_emu(const ColorRoute& r) {
+  emu::ColorRoute e;
+  for (size_t i = 0; i < r.positions.size() && i < 4; ++i)
+    e.positions[i] = {to_emu(r.positions[i].rx), to_emu(r.positions[i].tx)};
+  e.num_positions = uint8_t(std::max<size_t>(1, std::min<size_t>(4, r.positions.size())));
+  e.current = r.current_position;
+  e.ring_mode = r.ring_mode;
+  return e;
+}
+
+bool includes_firmware(const isa::ObjectImage& img) {
+  for (const isa::TaskBinding& t : img.tasks)
+    if (t.name == firmware::kInitTaskName && t.kind == isa::TaskKind::LOCAL && t.id == firmware::kTaskInit)
+      return true;
+  return false;
+}
+
+}  // namespace
+
+void SdkRuntime::State::load() {
+  const std::vector<std::string> problems = validate(exe);
+  if (!problems.empty())
+    throw HostError(HostError::Kind::USAGE, "the executable is inconsistent: " + problems.front());
+  emu::ArchProfile profile;
+  emu::WaferOptions wo;
+  wo.threads = std::max(1, options.threads);
+  try {
+    profile = emu::arch_profile_with(exe.arch, options.profile_overrides);
+    wafer = std::make_unique<emu::Wafer>(profile, int(exe.fabric_width), int(exe.fabric_height), wo);
+  } catch (const emu::FaultError& e) {
+    throw HostError(e.fault(), "load");
+  }
+
+  // Control task ids for the exported functions: from 63 down, skipping every id a program
+  // binds as a control task itself.
+  std::set<int> used{firmware::kTaskH2D, firmware::kTaskD2H, firmware::kTaskLaunch, firmware::kTaskToHost};
+  for (const Program& p : exe.programs)
+    for (const isa::TaskBinding& t : p.object.tasks)
+      if (t.kind == isa::TaskKind::CONTROL) used.insert(t.id);
+  int next = 63;
+  for (const HostFunction& f : exe.functions) {
+    while (next >= 0 && used.count(next)) --next;
+    if (next < 0)
+      throw HostError(HostError::Kind::USAGE,
+                      fmt::format("no control task id is left for exported function '{}'", f.name));
+    function_task[f.name] = next;
+    used.insert(next--);
+  }
+
+  images.clear();
+  has_firmware.clear();
+  for (const Program& p : exe.programs) {
+    auto img = std::make_shared<isa::ObjectImage>(p.object);
+    for (const HostFunction& f : exe.functions) {
+      const isa::Function* fn = img->find_function(f.program_function);
+      if (!fn) continue;
+      isa::TaskBinding t;
+      t.name = f.program_function;
+      t.kind = isa::TaskKind::CONTROL;
+      t.id = uint8_t(function_task[f.name]);
+      t.entry = fn->entry;
+      img->tasks.push_back(t);
+    }
+    has_firmware.push_back(includes_firmware(*img));
+    images.push_back(std::move(img));
+  }
+
+  try {
+    for (const Rect& rect : exe.rects) {
+      const std::vector<uint32_t> configs = rect.expand();
+      for (uint32_t ry = 0; ry < rect.height; ++ry)
+        for (uint32_t rx = 0; rx < rect.width; ++rx) {
+          const PeConfig& pc = exe.pe_configs[configs[ry * rect.width + rx]];
+          const int fx = int(rect.x + rx), fy = int(rect.y + ry);
+          if (pc.program >= 0) wafer->load_program(fx, fy, images[size_t(pc.program)], int(rx), int(ry));
+          for (const ColorRoute& r : exe.route_sets[pc.route_set].routes)
+            wafer->set_route(fx, fy, r.color, to_emu(r));
+        }
+    }
+  } catch (const emu::FaultError& e) {
+    throw HostError(e.fault(), "load");
+  }
+
+  // The firmware's chains: every PE whose program includes the firmware, row by row.
+  std::map<int, std::vector<int>> rows;
+  for (const Rect& rect : exe.rects) {
+    const std::vector<uint32_t> configs = rect.expand();
+    for (uint32_t ry = 0; ry < rect.height; ++ry)
+      for (uint32_t rx = 0; rx < rect.width; ++rx) {
+        const PeConfig& pc = exe.pe_configs[configs[ry * rect.width + rx]];
+        if (pc.program >= 0 && has_firmware[size_t(pc.program)])
+          rows[int(rect.y + ry)].push_back(int(rect.x + rx));
+      }
+  }
+  chains.clear();
+  chain_index.clear();
+  const int channels = std::max(1, options.channel.channels);
+  for (auto& [y, xs] : rows) {
+    std::sort(xs.begin(), xs.end());
+    ChainRow row;
+    row.y = y;
+    row.xs = xs;
+    row.channel = int(chains.size()) % channels;
+    chains.push_back(row);
+  }
+
+  const bool wse3 = profile.data_task_by_queue;
+  const uint64_t written_before = wafer->backdoor_bytes_written();
+  try {
+    for (const ChainRow& row : chains) {
+      auto pass = [&](int x, int color) {
+        wafer->set_route(x, row.y, color,
+                         emu::ColorRoute::simple(emu::bit(emu::Direction::WEST), emu::bit(emu::Direction::EAST)));
+      };
+      int color = firmware::kColorA;  // what arrives from the west at the next PE
+      int x = 0;
+      for (size_t k = 0; k < row.xs.size(); ++k) {
+        for (; x < row.xs[k]; ++x) pass(x, color);
+        const int in = (k % 2 == 0) ? firmware::kColorA : firmware::kColorB;
+        const int out = in == firmware::kColorA ? firmware::kColorB : firmware::kColorA;
+        wafer->set_route(x, row.y, in,
+                         emu::ColorRoute::simple(emu::bit(emu::Direction::WEST), emu::bit(emu::Direction::RAMP)));
+        wafer->set_route(x, row.y, out,
+                         emu::ColorRoute::simple(emu::bit(emu::Direction::RAMP), emu::bit(emu::Direction::EAST)));
+        wafer->set_route(x, row.y, firmware::kStreamColor,
+                         emu::ColorRoute::simple(emu::bit(emu::Direction::RAMP), emu::bit(emu::Direction::RAMP)));
+        chain_index[{x, row.y}] = int(k);
+        color = out;
+        ++x;
+      }
+      for (; x < int(exe.fabric_width); ++x) pass(x, color);
+      for (size_t k = 0; k < row.xs.size(); ++k) {
+        const uint32_t config[2] = {(k % 2 ? firmware::kConfigOdd : 0u) | (wse3 ? firmware::kConfigWse3 : 0u),
+                                    uint32_t(k)};
+        wafer->write_sram(row.xs[k], row.y, firmware::kConfigAddress,
+                          std::span(reinterpret_cast<const uint8_t*>(config), sizeof config));
+        wafer->activate_task(row.xs[k], row.y, firmware::kTaskInit);
+      }
+    }
+  } catch (const emu::FaultError& e) {
+    throw HostError(e.fault(), "load (memcpy firmware routes and start-up)");
+  }
+  stats.loader_bytes_written = wafer->backdoor_bytes_written() - written_before;
+  backdoor_read_base = wafer->backdoor_bytes_read();
+  backdoor_written_base = wafer->backdoor_bytes_written();
+  loaded = true;
+  const uint64_t start = wafer->cycle();
+  emu::RunResult r = settle("load (memcpy firmware start-up)");
+  if (r.status == emu::RunResult::Status::HANG) throw HostError(*r.hang, "load (memcpy firmware start-up)");
+  stats.load_cycles = wafer->cycle() - start;
+}
+
+}  // namespace wsemu::runtime::host

@@ -1,0 +1,423 @@
+// SdkRuntime's host calls: argument checks, the firmware commands each call sends, and the
+// back-door variants.
+#include "runtime/host/sdk_runtime.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "firmware/memcpy_protocol.hpp"
+#include "runtime/host/runtime_state.hpp"
+
+namespace wsemu::runtime::host {
+namespace {
+
+using Kind = HostError::Kind;
+
+[[noreturn]] void usage(const std::string& message) { throw HostError(Kind::USAGE, message); }
+
+// Index of element e of rectangle PE (x, y) in the host array.
+size_t host_index(MemcpyOrder order, int x, int y, int e, int w, int h, int elems) {
+  if (order == MemcpyOrder::ROW_MAJOR) return (size_t(y) * size_t(w) + size_t(x)) * size_t(elems) + size_t(e);
+  return size_t(y) + size_t(h) * (size_t(x) + size_t(w) * size_t(e));
+}
+
+// What a memcpy call addresses, resolved and checked.
+struct Target {
+  const Rect* rect = nullptr;
+  const HostSymbol* symbol = nullptr;  // null when streaming to a rectangle
+  int bits = 32;
+};
+
+}  // namespace
+
+SdkRuntime::SdkRuntime(Executable exe, RuntimeOptions options) : state_(std::make_unique<State>()) {
+  state_->exe = std::move(exe);
+  state_->options = std::move(options);
+}
+
+SdkRuntime::~SdkRuntime() = default;
+
+void SdkRuntime::load() {
+  if (state_->loaded) usage("load: the executable is already loaded");
+  if (state_->stopped) usage("load: the runtime was stopped");
+  state_->load();
+}
+
+namespace {
+
+Target resolve(const SdkRuntime::State& s, const std::string& call, const std::string& name, int x0, int y0, int w,
+               int h, int elems, const MemcpyOptions& o, size_t data_size, bool writing) {
+  Target t;
+  if (o.streaming) {
+    for (const Rect& r : s.exe.rects)
+      if (r.name == name) t.rect = &r;
+    if (!t.rect) {
+      if (const HostSymbol* sym = s.exe.find_symbol(name)) t.rect = &s.exe.rects[sym->rect];
+      if (const HostFunction* fn = s.exe.find_function(name)) t.rect = &s.exe.rects[fn->rect];
+    }
+    if (!t.rect)
+      usage(fmt::format("{} (streaming): '{}' names no rectangle, symbol or function of the executable", call, name));
+    t.bits = o.data_type == MemcpyDataType::MEMCPY_16BIT ? 16 : 32;
+  } else {
+    t.symbol = s.exe.find_symbol(name);
+    if (!t.symbol) {
+      std::string known;
+      for (const HostSymbol& sym : s.exe.symbols) known += (known.empty() ? "" : ", ") + sym.name;
+      usage(fmt::format("{}: no exported symbol '{}' (the executable exports: {})", call, name,
+                        known.empty() ? "none" : known));
+    }
+    if (writing && !t.symbol->host_writable) usage(fmt::format("{}: symbol '{}' is not host-writable", call, name));
+    if (!writing && !t.symbol->host_readable) usage(fmt::format("{}: symbol '{}' is not host-readable", call, name));
+    t.rect = &s.exe.rects[t.symbol->rect];
+    t.bits = isa::elem_bytes(t.symbol->type) * 8;
+    const int want = o.data_type == MemcpyDataType::MEMCPY_16BIT ? 16 : 32;
+    if (t.bits != want)
+      usage(fmt::format("{}: symbol '{}' holds {} ({}-bit) elements; use {}", call, name,
+                        isa::elem_type_name(t.symbol->type), t.bits,
+                        t.bits == 16 ? "MEMCPY_16BIT" : "MEMCPY_32BIT"));
+    if (uint32_t(std::max(elems, 0)) > t.symbol->elems_per_pe)
+      usage(fmt::format("{}: {} elements per PE, but symbol '{}' holds {} per PE", call, elems, name,
+                        t.symbol->elems_per_pe));
+  }
+  if (w <= 0 || h <= 0 || elems <= 0)
+    usage(fmt::format("{}: width {}, height {} and elements per PE {} must be positive", call, w, h, elems));
+  if (x0 < 0 || y0 < 0 || uint32_t(x0 + w) > t.rect->width || uint32_t(y0 + h) > t.rect->height)
+    usage(fmt::format("{}: PEs ({}, {}) .. ({}, {}) are outside rectangle '{}' ({} x {})", call, x0, y0, x0 + w - 1,
+                      y0 + h - 1, t.rect->name, t.rect->width, t.rect->height));
+  const size_t need = size_t(w) * size_t(h) * size_t(elems);
+  if (data_size != need)
+    usage(fmt::format("{}: {} x {} PEs x {} elements = {} elements, but the {} holds {}", call, w, h, elems, need,
+                      writing ? "data" : "output", data_size));
+  if (elems > 0xFFFF) usage(fmt::format("{}: at most 65535 elements per PE per call", call));
+  return t;
+}
+
+}  // namespace
+
+void SdkRuntime::memcpy_h2d(const std::string& symbol, std::span<const uint32_t> data, int x0, int y0, int w, int h,
+                            int elems, const MemcpyOptions& o) {
+  State& s = *state_;
+  s.require_loaded("memcpy_h2d");
+  const std::string what = fmt::format("memcpy_h2d {}", symbol);
+  const Target t = resolve(s, "memcpy_h2d", symbol, x0, y0, w, h, elems, o, data.size(), true);
+  const uint64_t start = s.wafer->cycle();
+  HostPhase phase{what, 0, uint64_t(data.size()), 0, false};
+  ++s.stats.transactions;
+  s.stats.host_overhead_us += s.options.channel.transaction_overhead_us;
+  const uint32_t mask = t.bits == 16 ? 0xFFFFu : 0xFFFFFFFFu;
+
+  if (s.options.backdoor && !o.streaming) {
+    const uint32_t bytes = uint32_t(t.bits / 8);
+    std::vector<uint8_t> buf(size_t(elems) * bytes);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const int fx = int(t.rect->x) + x0 + x, fy = int(t.rect->y) + y0 + y;
+        const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(fy));
+        const isa::Symbol* sym = s.images[size_t(pc->program)]->find_symbol(t.symbol->program_symbol);
+        for (int e = 0; e < elems; ++e) {
+          const uint32_t v = data[host_index(o.order, x, y, e, w, h, elems)] & mask;
+          for (uint32_t b = 0; b < bytes; ++b) buf[size_t(e) * bytes + b] = uint8_t(v >> (8 * b));
+        }
+        try {
+          s.wafer->write_sram(fx, fy, sym->address, buf);
+        } catch (const emu::FaultError& e) {
+          throw HostError(e.fault(), what);
+        }
+      }
+    phase.backdoor = true;
+    s.stats.h2d_elements += data.size();
+    s.add_phase(phase);
+    return;
+  }
+
+  std::vector<RowTraffic> rows;
+  std::vector<int> ys;
+  for (int y = 0; y < h; ++y) {
+    RowTraffic r;
+    r.y = int(t.rect->y) + y0 + y;
+    for (int x = 0; x < w; ++x) {
+      const int fx = int(t.rect->x) + x0 + x;
+      const int k = s.chain_position(fx, r.y);
+      if (k < 0)
+        usage(fmt::format("{}: PE({},{}) does not run the memcpy firmware (its program must "
+                          "`.include \"memcpy.wsa\"`; or run with the back door)",
+                          what, fx, r.y));
+      uint32_t address = 0;
+      uint32_t flags = t.bits == 16 ? firmware::kFlag16Bit : 0;
+      if (o.streaming) {
+        flags |= firmware::kFlagStream;
+      } else {
+        const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(r.y));
+        address = s.images[size_t(pc->program)]->find_symbol(t.symbol->program_symbol)->address;
+      }
+      r.out.push_back({firmware::control_payload(firmware::kTaskH2D, uint16_t(k)), uint8_t(firmware::kColorA), true});
+      r.out.push_back({firmware::address_word(address, flags), uint8_t(firmware::kColorA), false});
+      r.out.push_back({uint32_t(elems), uint8_t(firmware::kColorA), false});
+      for (int e = 0; e < elems; ++e)
+        r.out.push_back({data[host_index(o.order, x, y, e, w, h, elems)] & mask, uint8_t(firmware::kColorA), false});
+    }
+    phase.wavelets += r.out.size();
+    ys.push_back(r.y);
+    rows.push_back(std::move(r));
+  }
+  s.pump(rows, what);
+  const emu::RunResult settled = s.settle(what);
+  s.check_firmware_idle(ys, settled, what);
+  phase.cycles = s.wafer->cycle() - start;
+  s.stats.memcpy_cycles += phase.cycles;
+  s.stats.h2d_elements += data.size();
+  s.add_phase(phase);
+}
+
+void SdkRuntime::memcpy_d2h(std::span<uint32_t> out, const std::string& symbol, int x0, int y0, int w, int h,
+                            int elems, const MemcpyOptions& o) {
+  State& s = *state_;
+  s.require_loaded("memcpy_d2h");
+  const std::string what = fmt::format("memcpy_d2h {}", symbol);
+  const Target t = resolve(s, "memcpy_d2h", symbol, x0, y0, w, h, elems, o, out.size(), false);
+  const uint64_t start = s.wafer->cycle();
+  HostPhase phase{what, 0, uint64_t(out.size()), 0, false};
+  ++s.stats.transactions;
+  s.stats.host_overhead_us += s.options.channel.transaction_overhead_us;
+  const uint32_t mask = t.bits == 16 ? 0xFFFFu : 0xFFFFFFFFu;
+
+  if (s.options.backdoor && !o.streaming) {
+    const uint32_t bytes = uint32_t(t.bits / 8);
+    std::vector<uint8_t> buf(size_t(elems) * bytes);
+    for (int y = 0; y < h; ++y)
+      for (int x = 0; x < w; ++x) {
+        const int fx = int(t.rect->x) + x0 + x, fy = int(t.rect->y) + y0 + y;
+        const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(fy));
+        const isa::Symbol* sym = s.images[size_t(pc->program)]->find_symbol(t.symbol->program_symbol);
+        try {
+          s.wafer->read_sram(fx, fy, sym->address, buf);
+        } catch (const emu::FaultError& e) {
+          throw HostError(e.fault(), what);
+        }
+        for (int e = 0; e < elems; ++e) {
+          uint32_t v = 0;
+          for (uint32_t b = 0; b < bytes; ++b) v |= uint32_t(buf[size_t(e) * bytes + b]) << (8 * b);
+          out[host_index(o.order, x, y, e, w, h, elems)] = v;
+        }
+      }
+    phase.backdoor = true;
+    s.stats.d2h_elements += out.size();
+    s.add_phase(phase);
+    return;
+  }
+
+  std::vector<RowTraffic> rows;
+  std::vector<int> ys;
+  for (int y = 0; y < h; ++y) {
+    RowTraffic r;
+    r.y = int(t.rect->y) + y0 + y;
+    for (int x = 0; x < w; ++x) {
+      const int fx = int(t.rect->x) + x0 + x;
+      const int k = s.chain_position(fx, r.y);
+      if (k < 0)
+        usage(fmt::format("{}: PE({},{}) does not run the memcpy firmware (its program must "
+                          "`.include \"memcpy.wsa\"`; or run with the back door)",
+                          what, fx, r.y));
+      uint32_t address = 0;
+      uint32_t flags = t.bits == 16 ? firmware::kFlag16Bit : 0;
+      if (o.streaming) {
+        flags = firmware::kFlagStream;  // the FIFO holds 32-bit words
+      } else {
+        const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(r.y));
+        address = s.images[size_t(pc->program)]->find_symbol(t.symbol->program_symbol)->address;
+      }
+      r.out.push_back({firmware::control_payload(firmware::kTaskD2H, uint16_t(k)), uint8_t(firmware::kColorA), true});
+      r.out.push_back({firmware::address_word(address, flags), uint8_t(firmware::kColorA), false});
+      r.out.push_back({uint32_t(elems), uint8_t(firmware::kColorA), false});
+      r.expect_in += 2 + uint64_t(elems);
+    }
+    phase.wavelets += r.out.size() + r.expect_in;
+    ys.push_back(r.y);
+    rows.push_back(std::move(r));
+  }
+  s.pump(rows, what);
+  // Each target answered with [control: its chain index], [count], data, in west-to-east order.
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const RowTraffic& r = rows[i];
+    size_t at = 0;
+    for (int x = 0; x < w; ++x) {
+      const int fx = int(t.rect->x) + x0 + x;
+      const uint32_t header = r.received[at], count = r.received[at + 1];
+      const int k = s.chain_position(fx, r.y);
+      if ((header & 0xFFFF) != uint32_t(k) || count != uint32_t(elems))
+        throw HostError(Kind::USAGE,
+                        fmt::format("{}: row {} answered out of protocol: segment from chain position {} with {} "
+                                    "elements, expected position {} with {}",
+                                    what, r.y, header & 0xFFFF, count, k, elems));
+      at += 2;
+      for (int e = 0; e < elems; ++e) out[host_index(o.order, x, int(i), e, w, h, elems)] = r.received[at++] & mask;
+    }
+  }
+  const emu::RunResult settled = s.settle(what);
+  s.check_firmware_idle(ys, settled, what);
+  phase.cycles = s.wafer->cycle() - start;
+  s.stats.memcpy_cycles += phase.cycles;
+  s.stats.d2h_elements += out.size();
+  s.add_phase(phase);
+}
+
+void SdkRuntime::launch(const std::string& function, std::span<const uint32_t> args) {
+  State& s = *state_;
+  s.require_loaded("launch");
+  const std::string what = fmt::format("launch {}", function);
+  const HostFunction* fn = s.exe.find_function(function);
+  if (!fn) {
+    std::string known;
+    for (const HostFunction& f : s.exe.functions) known += (known.empty() ? "" : ", ") + f.name;
+    usage(fmt::format("launch: no exported function '{}' (the executable exports: {})", function,
+                      known.empty() ? "none" : known));
+  }
+  if (args.size() > size_t(firmware::kMaxLaunchArgs))
+    usage(fmt::format("launch {}: {} arguments, at most {}", function, args.size(), firmware::kMaxLaunchArgs));
+  const Rect& rect = s.exe.rects[fn->rect];
+  const uint64_t start = s.wafer->cycle();
+  HostPhase phase{what, 0, 0, 0, false};
+  ++s.stats.transactions;
+  s.stats.host_overhead_us += s.options.channel.transaction_overhead_us;
+  const int task = s.function_task.at(function);
+  std::vector<RowTraffic> rows;
+  std::vector<int> ys;
+  for (uint32_t ry = 0; ry < rect.height; ++ry) {
+    RowTraffic r;
+    r.y = int(rect.y + ry);
+    int first = -1;
+    for (uint32_t rx = 0; rx < rect.width; ++rx) {
+      const int k = s.chain_position(int(rect.x + rx), r.y);
+      if (k < 0)
+        usage(fmt::format("{}: PE({},{}) does not run the memcpy firmware (its program must "
+                          "`.include \"memcpy.wsa\"`)",
+                          what, rect.x + rx, r.y));
+      if (rx == 0) first = k;
+    }
+    r.out.push_back(
+        {firmware::control_payload(firmware::kTaskLaunch, uint16_t(first)), uint8_t(firmware::kColorA), true});
+    r.out.push_back({rect.width, uint8_t(firmware::kColorA), false});
+    r.out.push_back({uint32_t(task) | uint32_t(args.size()) << 16, uint8_t(firmware::kColorA), false});
+    for (uint32_t a : args) r.out.push_back({a, uint8_t(firmware::kColorA), false});
+    phase.wavelets += r.out.size();
+    ys.push_back(r.y);
+    rows.push_back(std::move(r));
+  }
+  s.pump(rows, what);
+  const emu::RunResult settled = s.settle(what);
+  s.check_firmware_idle(ys, settled, what);
+  phase.cycles = s.wafer->cycle() - start;
+  s.stats.launch_cycles += phase.cycles;
+  s.add_phase(phase);
+}
+
+emu::RunResult SdkRuntime::run_until_quiescent() {
+  State& s = *state_;
+  s.require_loaded("run_until_quiescent");
+  const uint64_t start = s.wafer->cycle();
+  emu::RunResult r = s.settle("run");
+  s.stats.run_cycles += s.wafer->cycle() - start;
+  s.add_phase({"run", s.wafer->cycle() - start, 0, 0, false});
+  if (r.status == emu::RunResult::Status::HANG) throw HostError(*r.hang, "run");
+  return r;
+}
+
+emu::RunResult SdkRuntime::run(uint64_t cycles) {
+  State& s = *state_;
+  s.require_loaded("run");
+  const uint64_t start = s.wafer->cycle();
+  emu::RunResult r = s.wafer->run(std::min(cycles, s.cycles_left()));
+  if (r.status == emu::RunResult::Status::FAULT) throw HostError(*r.fault, "run");
+  s.stats.run_cycles += s.wafer->cycle() - start;
+  s.add_phase({"run", s.wafer->cycle() - start, 0, 0, false});
+  return r;
+}
+
+void SdkRuntime::stop() { state_->stopped = true; }
+
+std::vector<uint32_t> SdkRuntime::read_symbol(int x, int y, const std::string& symbol) {
+  State& s = *state_;
+  s.require_loaded("read_symbol");
+  const HostSymbol* sym = s.exe.find_symbol(symbol);
+  if (!sym) usage(fmt::format("read_symbol: no exported symbol '{}'", symbol));
+  const Rect& rect = s.exe.rects[sym->rect];
+  if (x < 0 || y < 0 || uint32_t(x) >= rect.width || uint32_t(y) >= rect.height)
+    usage(fmt::format("read_symbol: PE ({}, {}) is outside rectangle '{}' ({} x {})", x, y, rect.name, rect.width,
+                      rect.height));
+  const int fx = int(rect.x) + x, fy = int(rect.y) + y;
+  const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(fy));
+  const isa::Symbol* ps = s.images[size_t(pc->program)]->find_symbol(sym->program_symbol);
+  const uint32_t bytes = uint32_t(isa::elem_bytes(sym->type));
+  std::vector<uint8_t> buf(size_t(ps->count) * bytes);
+  s.wafer->read_sram(fx, fy, ps->address, buf);
+  std::vector<uint32_t> out(ps->count);
+  for (size_t e = 0; e < out.size(); ++e)
+    for (uint32_t b = 0; b < bytes; ++b) out[e] |= uint32_t(buf[e * bytes + b]) << (8 * b);
+  return out;
+}
+
+uint64_t SdkRuntime::cycles() const { return state_->wafer ? state_->wafer->cycle() : 0; }
+
+double SdkRuntime::clock_mhz() const {
+  return state_->wafer ? state_->wafer->profile().clock_mhz : emu::arch_profile(state_->exe.arch).clock_mhz;
+}
+
+const HostStats& SdkRuntime::stats() const {
+  State& s = *state_;
+  if (s.wafer) {
+    s.stats.backdoor_bytes_read = s.wafer->backdoor_bytes_read() - s.backdoor_read_base;
+    s.stats.backdoor_bytes_written = s.wafer->backdoor_bytes_written() - s.backdoor_written_base;
+  }
+  return s.stats;
+}
+
+nlohmann::json SdkRuntime::stats_json() const {
+  const HostStats& st = stats();
+  nlohmann::json host;
+  host["cycles"] = cycles();
+  host["clock_mhz"] = clock_mhz();
+  host["fabric_time_us"] = double(cycles()) / clock_mhz();
+  host["load_cycles"] = st.load_cycles;
+  host["memcpy_cycles"] = st.memcpy_cycles;
+  host["launch_cycles"] = st.launch_cycles;
+  host["run_cycles"] = st.run_cycles;
+  host["h2d_elements"] = st.h2d_elements;
+  host["d2h_elements"] = st.d2h_elements;
+  host["edge_wavelets_in"] = st.edge_wavelets_in;
+  host["edge_wavelets_out"] = st.edge_wavelets_out;
+  host["backdoor"] = state_->options.backdoor;
+  host["backdoor_bytes_written"] = st.backdoor_bytes_written;
+  host["backdoor_bytes_read"] = st.backdoor_bytes_read;
+  host["loader_bytes_written"] = st.loader_bytes_written;
+  host["transactions"] = st.transactions;
+  host["host_overhead_us"] = st.host_overhead_us;
+  const HostChannelModel& m = state_->options.channel;
+  host["channel"] = {{"channels", m.channels},
+                     {"gbps_per_channel", m.gbps_per_channel},
+                     {"wavelets_per_cycle", m.wavelets_per_cycle(clock_mhz())},
+                     {"transaction_overhead_us", m.transaction_overhead_us}};
+  host["phases"] = nlohmann::json::array();
+  for (const HostPhase& p : st.phases)
+    host["phases"].push_back({{"what", p.what},
+                              {"cycles", p.cycles},
+                              {"elements", p.elements},
+                              {"wavelets", p.wavelets},
+                              {"backdoor", p.backdoor}});
+  nlohmann::json j;
+  if (state_->wafer) j = state_->wafer->stats_json();
+  j["host"] = host;
+  return j;
+}
+
+const Executable& SdkRuntime::executable() const { return state_->exe; }
+
+emu::Wafer& SdkRuntime::wafer() {
+  if (!state_->wafer) usage("wafer: call load() first");
+  return *state_->wafer;
+}
+
+bool SdkRuntime::loaded() const { return state_->loaded; }
+
+}  // namespace wsemu::runtime::host

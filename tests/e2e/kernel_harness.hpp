@@ -1,0 +1,116 @@
+// What the kernel tests share: building a kernel folder's layout (as `wsemu build` does, with
+// the firmware's include folder), seeded random inputs, the word conversions of the host API,
+// and the independent GEMV reference in xtensor (double precision, never the emulator).
+//
+// Contract: header-only test support; failures are GoogleTest failures or exceptions with the
+// build's diagnostics in the message. Nothing here runs a wafer.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <xtensor/xarray.hpp>
+#include <xtensor/xio.hpp>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xview.hpp>
+
+#include "emulator/fp16.hpp"
+#include "firmware/memcpy_protocol.hpp"
+#include "runtime/layout/build.hpp"
+
+namespace wsemu::testing {
+
+inline std::string source_dir() {
+  const char* s = std::getenv("WSEMU_SOURCE_DIR");
+  return s ? s : WSEMU_DEFAULT_SOURCE_DIR;
+}
+
+inline std::string bin_dir() {
+  const char* s = std::getenv("WSEMU_BIN_DIR");
+  return s ? s : WSEMU_DEFAULT_BIN_DIR;
+}
+
+// Builds kernels/<folder>/layout.wsl with the given parameters; throws with the diagnostics.
+inline runtime::Executable build_kernel(const std::string& folder, const std::map<std::string, int64_t>& params,
+                                        const std::string& arch = "", const std::string& layout = "layout.wsl") {
+  runtime::layout::BuildOptions options;
+  options.params = params;
+  options.arch = arch;
+  options.include_dirs = {firmware::include_dir()};
+  runtime::layout::BuildResult r =
+      runtime::layout::build_layout_file(source_dir() + "/kernels/" + folder + "/" + layout, options);
+  if (!r.ok()) throw std::runtime_error("build of " + folder + " failed:\n" + format_diagnostics(r.diagnostics));
+  return *r.executable;
+}
+
+// Uniform values in [-1, 1), reproducible from the seed.
+inline xt::xarray<float> random_array(std::vector<size_t> shape, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  xt::xarray<float> a = xt::zeros<float>(shape);
+  for (auto& v : a) v = dist(gen);
+  return a;
+}
+
+inline std::vector<uint32_t> words(const xt::xarray<float>& a) {
+  std::vector<uint32_t> w;
+  w.reserve(a.size());
+  for (float v : a) w.push_back(std::bit_cast<uint32_t>(v));
+  return w;
+}
+
+inline std::vector<uint32_t> half_words(const xt::xarray<float>& a) {
+  std::vector<uint32_t> w;
+  w.reserve(a.size());
+  for (float v : a) w.push_back(emu::float_to_half(v));
+  return w;
+}
+
+inline xt::xarray<float> floats(const std::vector<uint32_t>& w, std::vector<size_t> shape) {
+  xt::xarray<float> a = xt::zeros<float>(shape);
+  for (size_t i = 0; i < w.size() && i < a.size(); ++i) a.flat(i) = std::bit_cast<float>(w[i]);
+  return a;
+}
+
+inline xt::xarray<float> halves(const std::vector<uint32_t>& w, std::vector<size_t> shape) {
+  xt::xarray<float> a = xt::zeros<float>(shape);
+  for (size_t i = 0; i < w.size() && i < a.size(); ++i) a.flat(i) = emu::half_to_float(uint16_t(w[i]));
+  return a;
+}
+
+// Rounds every element to the nearest fp16 value (what the kernel receives).
+inline xt::xarray<float> to_half_precision(const xt::xarray<float>& a) {
+  xt::xarray<float> r = a;
+  for (auto& v : r) v = emu::half_to_float(emu::float_to_half(v));
+  return r;
+}
+
+// y = A x + b in double precision: A is M x N, x has N elements, b has M.
+inline xt::xarray<double> gemv_reference(const xt::xarray<float>& A, const xt::xarray<float>& x,
+                                         const xt::xarray<float>& b) {
+  const xt::xarray<double> Ad = xt::cast<double>(A), xd = xt::cast<double>(x), bd = xt::cast<double>(b);
+  return xt::sum(Ad * xt::view(xd, xt::newaxis(), xt::all()), {1}) + bd;
+}
+
+inline void expect_close(const xt::xarray<float>& got, const xt::xarray<double>& want, double atol, double rtol,
+                         const std::string& what) {
+  ASSERT_EQ(got.size(), want.size()) << what;
+  size_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    const double g = got.flat(i), w = want.flat(i);
+    if (!(std::abs(g - w) <= atol + rtol * std::abs(w))) {
+      if (++bad <= 5) ADD_FAILURE() << what << ": element " << i << " got " << g << ", expected " << w;
+    }
+  }
+  EXPECT_EQ(bad, 0u) << what << ": " << bad << " of " << got.size() << " elements differ";
+}
+
+}  // namespace wsemu::testing

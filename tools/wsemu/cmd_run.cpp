@@ -1,0 +1,60 @@
+// `wsemu run`: run a built kernel on the virtual wafer with .npy inputs and outputs.
+#include "tools/wsemu/kernel_cli.hpp"
+#include "tools/wsemu/subcommand.hpp"
+
+namespace wsemu::cli {
+namespace {
+
+constexpr const char* kFooter = R"(
+Default sequence: copy every --in array to its symbol on every PE of the symbol's rectangle
+(through the fabric edge and the memcpy firmware, unless --backdoor), launch the entry function,
+run until nothing is left to do, copy every --out symbol back. Prints the cycles and the time
+they take at the profile's clock; host data costs cycles under the host-channel model
+(firmware/README.md), and each host call costs 200 us of host time, reported apart.
+
+An .npy input must have the symbol's dtype and h*w*elems elements (shape (h, w, elems), or
+(elems,) on a one-PE rectangle). Outputs are written in that shape.
+
+Exit status: 0 success; 2 bad usage or input; 3 kernel fault (printed with PE, cycle, PC and
+instruction); 4 hang (the hang report names each blocked PE, task, queue and color); 5 the
+--max-cycles limit.
+
+Example:
+  wsemu run gemv.wsx --in A=A.npy --in x=x.npy --in b=b.npy --out y=y.npy --stats stats.json
+)";
+
+int run_command(const KernelCliArgs& a) {
+  std::unique_ptr<PreparedRun> p = prepare_run(a, "run");
+  if (!p) return kExitUsage;
+  runtime::host::SdkRuntime rt(p->exe, p->options);
+  std::map<std::string, runtime::npy::NpyArray> outputs;
+  try {
+    outputs = runtime::host::run_kernel(rt, p->request);
+  } catch (const runtime::host::HostError& e) {
+    write_stats(rt, a.stats_path, "run");
+    return report_host_error(e, "run");
+  }
+  for (const auto& [sym, path] : p->output_files) {
+    try {
+      runtime::npy::write_npy(path, outputs.at(sym));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "wsemu run: error: %s\n", e.what());
+      return kExitUsage;
+    }
+    std::printf("wrote %s: %s %s\n", path.c_str(), sym.c_str(), outputs.at(sym).shape_string().c_str());
+  }
+  std::printf("wsemu run: %s\n", cycles_line(rt).c_str());
+  return write_stats(rt, a.stats_path, "run") ? 0 : kExitUsage;
+}
+
+const Register kRun{Subcommand{"run", [](CLI::App& app) -> std::function<int()> {
+                                 auto args = std::make_shared<KernelCliArgs>();
+                                 app.description("Run a built kernel (.wsx) on the virtual wafer: .npy inputs in, "
+                                                 ".npy outputs out, cycles and stats");
+                                 add_kernel_options(app, *args);
+                                 app.footer(kFooter);
+                                 return [args]() { return run_command(*args); };
+                               }}};
+
+}  // namespace
+}  // namespace wsemu::cli
