@@ -20,26 +20,42 @@ namespace {
 
 using assembler::quote_string;
 
-std::string dsr_name(int dsr, const ObjectImage* program) {
-  if (program)
-    for (const DescriptorInit& d : program->descriptors)
-      if (d.dsr == dsr) return d.name;
-  return fmt::format("d{}", dsr);
-}
+// The names a program gives to numbers, looked up once per program (a disassembly prints
+// thousands of operands).
+struct ProgramNames {
+  const ObjectImage* program = nullptr;
+  std::map<int64_t, std::string_view> dsrs, labels, tasks;
+  std::map<int64_t, const Symbol*> symbols;  // by address; the first declared wins
 
-std::string label_name(int64_t index, const ObjectImage* program) {
-  if (program)
-    for (const Function& f : program->functions)
-      if (f.entry == index) return f.name;
-  return fmt::format("{}", index);
-}
+  explicit ProgramNames(const ObjectImage* p) : program(p) {
+    if (!p) return;
+    for (const DescriptorInit& d : p->descriptors) dsrs.emplace(d.dsr, d.name);
+    for (const Function& f : p->functions) labels.emplace(f.entry, f.name);
+    for (const TaskBinding& t : p->tasks) tasks.emplace(t.id, t.name);
+    for (const Symbol& s : p->symbols) symbols.emplace(s.address, &s);
+  }
 
-std::string task_name(int64_t id, const ObjectImage* program) {
-  if (program)
-    for (const TaskBinding& t : program->tasks)
-      if (t.id == id) return t.name;
-  return fmt::format("{}", id);
-}
+  static std::string find(const std::map<int64_t, std::string_view>& m, int64_t key, std::string_view prefix) {
+    auto it = m.find(key);
+    return it != m.end() ? std::string(it->second) : fmt::format("{}{}", prefix, key);
+  }
+  std::string dsr(int64_t n) const { return find(dsrs, n, "d"); }
+  std::string label(int64_t n) const { return find(labels, n, ""); }
+  std::string task(int64_t n) const { return find(tasks, n, ""); }
+
+  // An absolute address inside a data symbol reads better by name.
+  std::string address(int64_t a) const {
+    auto it = symbols.upper_bound(a);
+    if (it != symbols.begin()) {
+      --it;
+      const Symbol& s = *it->second;
+      const int64_t size = int64_t{s.count} * elem_bytes(s.type);
+      if (a == s.address) return s.name;
+      if (a < s.address + size) return fmt::format("{} + {}", s.name, a - s.address);
+    }
+    return fmt::format("{}", a);
+  }
+};
 
 // Shortest text that reads back as the same fp32 value; non-finite values as bits(...).
 std::string float_text(float f) {
@@ -54,40 +70,46 @@ std::string half_text(uint16_t h) {
   return float_text(fp16_to_fp32(h));
 }
 
-std::string operand_text(OperandKind kind, const Operand& o, const ObjectImage* program) {
+std::string operand_text(OperandKind kind, const Operand& o, const ProgramNames& names) {
   switch (kind) {
     case OperandKind::REG: return fmt::format("r{}", o.value);
-    case OperandKind::DSR: return dsr_name(static_cast<int>(o.value), program);
+    case OperandKind::DSR: return names.dsr(o.value);
     case OperandKind::VDST:
-    case OperandKind::VSRC:
-      return o.is_reg ? fmt::format("r{}", o.value) : dsr_name(static_cast<int>(o.value), program);
+    case OperandKind::VSRC: return o.is_reg ? fmt::format("r{}", o.value) : names.dsr(o.value);
     case OperandKind::REG_OR_IMM: return o.is_reg ? fmt::format("r{}", o.value) : fmt::format("{}", o.value);
     case OperandKind::MEM:
-      if (!o.is_reg) {
-        // An absolute address inside a data symbol reads better by name.
-        if (program)
-          for (const Symbol& s : program->symbols) {
-            const int64_t size = int64_t{s.count} * elem_bytes(s.type);
-            if (o.value == s.address) return fmt::format("[{}]", s.name);
-            if (o.value > s.address && o.value < s.address + size)
-              return fmt::format("[{} + {}]", s.name, o.value - s.address);
-          }
-        return fmt::format("[{}]", o.value);
-      }
+      if (!o.is_reg) return fmt::format("[{}]", names.address(o.value));
       if (o.value == 0) return fmt::format("[r{}]", o.reg);
       if (o.value < 0) return fmt::format("[r{} - {}]", o.reg, -o.value);
       return fmt::format("[r{} + {}]", o.reg, o.value);
     case OperandKind::IMM32:
       return o.value > 0xFFFF ? fmt::format("0x{:x}", static_cast<uint64_t>(o.value) & 0xFFFFFFFF)
                               : fmt::format("{}", o.value);
-    case OperandKind::LABEL: return label_name(o.value, program);
-    case OperandKind::TASKID: return task_name(o.value, program);
+    case OperandKind::LABEL: return names.label(o.value);
+    case OperandKind::TASKID: return names.task(o.value);
     case OperandKind::STR:
-      if (program && o.value >= 0 && static_cast<size_t>(o.value) < program->strings.size())
-        return quote_string(program->strings[static_cast<size_t>(o.value)]);
+      if (names.program && o.value >= 0 && static_cast<size_t>(o.value) < names.program->strings.size())
+        return quote_string(names.program->strings[static_cast<size_t>(o.value)]);
       return fmt::format("<string #{}>", o.value);
     default: return fmt::format("{}", o.value);
   }
+}
+
+std::string instruction_text(const Instruction& insn, const ProgramNames& names) {
+  const InsnInfo& in = info(insn.op);
+  std::string out(in.mnemonic);
+  if (insn.async.async) out += ".async";
+  for (int i = 0; i < in.num_operands; ++i) {
+    out += i == 0 ? " " : ", ";
+    out += operand_text(in.operands[static_cast<size_t>(i)], insn.operands[static_cast<size_t>(i)], names);
+  }
+  if (is_vector(in.timing)) {
+    const AsyncSpec& a = insn.async;
+    if (a.microthread != 0) out += fmt::format(", ut={}", a.microthread);
+    if (a.on_done == OnDone::ACTIVATE) out += fmt::format(", activate={}", names.task(a.task));
+    if (a.on_done == OnDone::UNBLOCK) out += fmt::format(", unblock={}", names.task(a.task));
+  }
+  return out;
 }
 
 // Whether format_instruction() of the decoded word assembles back to exactly this word.
@@ -152,7 +174,7 @@ struct DataPrinter {
   }
 };
 
-std::string dsd_text(const DescriptorInit& d, const ObjectImage& img) {
+std::string dsd_text(const DescriptorInit& d, const ObjectImage& img, const ProgramNames& names) {
   const Descriptor& v = d.value;
   const bool memory = v.kind == DsdKind::MEM1D || v.kind == DsdKind::MEM4D || v.kind == DsdKind::CIRCBUF ||
                       v.kind == DsdKind::FIFO;
@@ -183,16 +205,16 @@ std::string dsd_text(const DescriptorInit& d, const ObjectImage& img) {
     case DsdKind::CIRCBUF: args = fmt::format("{}, {}", base, v.length); break;
     case DsdKind::FIFO:
       args = fmt::format("{}, {}", base, v.length);
-      if (v.activate_on_push >= 0) args += fmt::format(", activate_push={}", task_name(v.activate_on_push, &img));
-      if (v.activate_on_pop >= 0) args += fmt::format(", activate_pop={}", task_name(v.activate_on_pop, &img));
+      if (v.activate_on_push >= 0) args += fmt::format(", activate_push={}", names.task(v.activate_on_push));
+      if (v.activate_on_pop >= 0) args += fmt::format(", activate_pop={}", names.task(v.activate_on_pop));
       break;
     case DsdKind::FABIN:
       args = fmt::format("{}, {}, {}", v.color, v.queue, v.length);
       if (v.on_control == OnControl::TERMINATE) args += ", on_control=terminate";
       if (v.on_control == OnControl::ACTIVATE)
-        args += fmt::format(", on_control=activate:{}", task_name(v.on_control_task, &img));
+        args += fmt::format(", on_control=activate:{}", names.task(v.on_control_task));
       if (v.on_control == OnControl::UNBLOCK)
-        args += fmt::format(", on_control=unblock:{}", task_name(v.on_control_task, &img));
+        args += fmt::format(", on_control=unblock:{}", names.task(v.on_control_task));
       break;
     case DsdKind::FABOUT:
       args = fmt::format("{}, {}, {}", v.color, v.queue, v.length);
@@ -208,23 +230,11 @@ std::string dsd_text(const DescriptorInit& d, const ObjectImage& img) {
 }  // namespace
 
 std::string format_instruction(const Instruction& insn, const ObjectImage* program) {
-  const InsnInfo& in = info(insn.op);
-  std::string out(in.mnemonic);
-  if (insn.async.async) out += ".async";
-  for (int i = 0; i < in.num_operands; ++i) {
-    out += i == 0 ? " " : ", ";
-    out += operand_text(in.operands[static_cast<size_t>(i)], insn.operands[static_cast<size_t>(i)], program);
-  }
-  if (is_vector(in.timing)) {
-    const AsyncSpec& a = insn.async;
-    if (a.microthread != 0) out += fmt::format(", ut={}", a.microthread);
-    if (a.on_done == OnDone::ACTIVATE) out += fmt::format(", activate={}", task_name(a.task, program));
-    if (a.on_done == OnDone::UNBLOCK) out += fmt::format(", unblock={}", task_name(a.task, program));
-  }
-  return out;
+  return instruction_text(insn, ProgramNames(program));
 }
 
 std::string disassemble(const ObjectImage& img) {
+  const ProgramNames names(&img);
   std::string out = "; wsemu object, disassembled\n";
   if (!img.arch.empty()) out += fmt::format(".arch {}\n", img.arch);
 
@@ -265,7 +275,7 @@ std::string disassemble(const ObjectImage& img) {
   }
   if (!img.descriptors.empty()) {
     out += '\n';
-    for (const DescriptorInit& d : img.descriptors) out += dsd_text(d, img);
+    for (const DescriptorInit& d : img.descriptors) out += dsd_text(d, img, names);
   }
   if (!img.queues.empty()) {
     out += '\n';
@@ -294,10 +304,15 @@ std::string disassemble(const ObjectImage& img) {
     const uint64_t word = img.code[pc];
     const std::optional<Instruction> insn = decode(word);
     if (insn && expressible(word, *insn)) {
-      out += fmt::format("        {}\n", format_instruction(*insn, &img));
+      // Mnemonics padded to a column, as people write them.
+      const std::string text = instruction_text(*insn, names);
+      const size_t space = text.find(' ');
+      out += space == std::string::npos || space >= 8
+                 ? fmt::format("        {}\n", text)
+                 : fmt::format("        {:<8}{}\n", text.substr(0, space), text.substr(space + 1));
     } else {
       out += fmt::format("        .word 0x{:016x}{}\n", word,
-                         insn ? fmt::format("  ; {} (non-canonical fields)", format_instruction(*insn, &img))
+                         insn ? fmt::format("  ; {} (non-canonical fields)", instruction_text(*insn, names))
                               : "  ; not a valid instruction");
     }
   }

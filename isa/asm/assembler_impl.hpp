@@ -227,6 +227,7 @@ class Assembler : public ExprContext {
   std::optional<size_t> continued_item_;  // a data directive whose line ended with ','
   int equ_depth_ = 0;
   bool too_many_instructions_ = false;
+  bool include_failed_ = false;  // then undefined names are likely its fault: not reported
   std::string arch_;  // from .arch
   size_t arch_stmt_ = 0;
 

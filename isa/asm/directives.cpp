@@ -109,6 +109,7 @@ void Assembler::directive_include(size_t s, TokenCursor& cur) {
   cur.next();
   if (!expect_end(cur, "the .include file name")) return;
   if (include_stack_.size() >= static_cast<size_t>(kMaxIncludeDepth)) {
+    include_failed_ = true;
     error(col, fmt::format(".include nested more than {} deep", kMaxIncludeDepth));
     return;
   }
@@ -136,6 +137,7 @@ void Assembler::directive_include(size_t s, TokenCursor& cur) {
   if (!found) {
     std::string searched;
     for (const fs::path& c : candidates) searched += (searched.empty() ? "" : ", ") + c.string();
+    include_failed_ = true;
     error(col, fmt::format("cannot find include file '{}' (searched {})", file, searched));
     return;
   }
@@ -144,11 +146,13 @@ void Assembler::directive_include(size_t s, TokenCursor& cur) {
     if (include_stack_[i] != canon) continue;
     std::string chain;
     for (size_t j = i; j < include_stack_.size(); ++j) chain += fs::path(include_stack_[j]).filename().string() + " -> ";
+    include_failed_ = true;
     error(col, fmt::format("include cycle: {}{}", chain, fs::path(canon).filename().string()));
     return;
   }
   const uintmax_t size = fs::file_size(*found, ec);
   if (ec || size > kMaxSourceBytes) {
+    include_failed_ = true;
     error(col, fmt::format("include file '{}' is unreadable or larger than 64 MiB", found->string()));
     return;
   }
@@ -156,6 +160,7 @@ void Assembler::directive_include(size_t s, TokenCursor& cur) {
   std::ostringstream text;
   text << in.rdbuf();
   if (!in) {
+    include_failed_ = true;
     error(col, fmt::format("cannot read include file '{}'", found->string()));
     return;
   }

@@ -50,7 +50,7 @@ Status Assembler::name_value(const Token& tok, Value& out) {
   }
   auto it = names_.find(std::string(name));
   if (it == names_.end()) {
-    error(tok.col, fmt::format("undefined symbol '{}'", name.substr(0, 80)));
+    if (!include_failed_) error(tok.col, fmt::format("undefined symbol '{}'", name.substr(0, 80)));
     return Status::FAILED;
   }
   const NameEntry& e = it->second;
@@ -84,7 +84,7 @@ Status Assembler::name_value(const Token& tok, Value& out) {
 Status Assembler::size_of(const Token& tok, int64_t& out) {
   auto it = names_.find(std::string(tok.text));
   if (it == names_.end()) {
-    error(tok.col, fmt::format("undefined symbol '{}'", tok.text.substr(0, 80)));
+    if (!include_failed_) error(tok.col, fmt::format("undefined symbol '{}'", tok.text.substr(0, 80)));
     return Status::FAILED;
   }
   if (it->second.kind != NameKind::DATA) {
