@@ -1,14 +1,16 @@
 #include "runtime/cluster/checkpoint.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <boost/crc.hpp>
 #include <cerrno>
 #include <cstring>
-#include <fmt/format.h>
 #include <fstream>
-#include <regex>
+#include <optional>
+#include <string_view>
 
 namespace wsemu::cluster {
 
@@ -30,7 +32,8 @@ static uint32_t get_u32(const char* p) {
 
 std::string encode_record(const google::protobuf::MessageLite& message) {
   std::string payload;
-  if (!message.SerializeToString(&payload)) throw std::runtime_error("cannot serialize a store record");
+  if (!message.SerializeToString(&payload))
+    throw std::runtime_error("cannot serialize a store record");
   std::string out;
   out.reserve(payload.size() + 8);
   put_u32(out, static_cast<uint32_t>(payload.size()));
@@ -64,7 +67,8 @@ static void write_all(int fd, const std::string& data, const std::filesystem::pa
     const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+      throw std::runtime_error(
+          fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
     }
     done += static_cast<size_t>(n);
   }
@@ -73,10 +77,13 @@ static void write_all(int fd, const std::string& data, const std::filesystem::pa
 WriteAheadLog::WriteAheadLog(std::filesystem::path path, uint64_t keep_bytes, bool sync)
     : path_(std::move(path)), sync_(sync) {
   fd_ = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) throw std::runtime_error(fmt::format("cannot open the log '{}': {}", path_.string(), std::strerror(errno)));
+  if (fd_ < 0)
+    throw std::runtime_error(
+        fmt::format("cannot open the log '{}': {}", path_.string(), std::strerror(errno)));
   if (::ftruncate(fd_, static_cast<off_t>(keep_bytes)) != 0 ||
       ::lseek(fd_, static_cast<off_t>(keep_bytes), SEEK_SET) < 0) {
-    throw std::runtime_error(fmt::format("cannot position the log '{}': {}", path_.string(), std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("cannot position the log '{}': {}", path_.string(), std::strerror(errno)));
   }
   bytes_ = keep_bytes;
   if (sync_) {
@@ -94,7 +101,8 @@ void WriteAheadLog::append(const pb::LogRecord& record) {
   write_all(fd_, data, path_);
   bytes_ += data.size();
   if (sync_ && ::fdatasync(fd_) != 0) {
-    throw std::runtime_error(fmt::format("cannot sync the log '{}': {}", path_.string(), std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("cannot sync the log '{}': {}", path_.string(), std::strerror(errno)));
   }
 }
 
@@ -106,18 +114,31 @@ std::filesystem::path log_path(const std::filesystem::path& dir, uint64_t sequen
   return dir / fmt::format("wal-{:08}.log", sequence);
 }
 
+// The sequence number of "<prefix><digits><suffix>", if the name has that form.
+static std::optional<uint64_t> sequence_in(const std::string& name, std::string_view prefix,
+                                           std::string_view suffix) {
+  if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) ||
+      !name.ends_with(suffix)) {
+    return std::nullopt;
+  }
+  const std::string digits =
+      name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  if (digits.size() > 18 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  return std::stoull(digits);
+}
+
 StoreListing list_store(const std::filesystem::path& dir) {
   StoreListing listing;
-  static const std::regex checkpoint_name(R"(checkpoint-(\d+)\.ckpt)");
-  static const std::regex log_name(R"(wal-(\d+)\.log)");
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
-    std::smatch match;
-    if (std::regex_match(name, match, checkpoint_name)) {
-      listing.checkpoints[std::stoull(match[1])] = entry.path();
-    } else if (std::regex_match(name, match, log_name)) {
-      listing.logs[std::stoull(match[1])] = entry.path();
+    if (auto sequence = sequence_in(name, "checkpoint-", ".ckpt")) {
+      listing.checkpoints[*sequence] = entry.path();
+    } else if (auto sequence = sequence_in(name, "wal-", ".log")) {
+      listing.logs[*sequence] = entry.path();
     }
   }
   return listing;
@@ -130,14 +151,16 @@ void fsync_directory(const std::filesystem::path& dir) {
   ::close(fd);
 }
 
-std::filesystem::path write_checkpoint(const std::filesystem::path& dir, const pb::CheckpointHeader& header,
+std::filesystem::path write_checkpoint(const std::filesystem::path& dir,
+                                       const pb::CheckpointHeader& header,
                                        const std::vector<uint64_t>& tensor_ids,
                                        const std::function<pb::TensorState(uint64_t)>& state_of) {
   const auto final_path = checkpoint_path(dir, header.sequence());
   const auto temp_path = std::filesystem::path(final_path.string() + ".tmp");
   const int fd = ::open(temp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    throw std::runtime_error(fmt::format("cannot create '{}': {}", temp_path.string(), std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("cannot create '{}': {}", temp_path.string(), std::strerror(errno)));
   }
   try {
     write_all(fd, encode_record(header), temp_path);
@@ -146,7 +169,8 @@ std::filesystem::path write_checkpoint(const std::filesystem::path& dir, const p
     footer.set_tensor_count(tensor_ids.size());
     write_all(fd, encode_record(footer), temp_path);
     if (::fsync(fd) != 0) {
-      throw std::runtime_error(fmt::format("cannot sync '{}': {}", temp_path.string(), std::strerror(errno)));
+      throw std::runtime_error(
+          fmt::format("cannot sync '{}': {}", temp_path.string(), std::strerror(errno)));
     }
   } catch (...) {
     ::close(fd);
@@ -164,19 +188,24 @@ pb::CheckpointHeader read_checkpoint(const std::filesystem::path& path,
                                      const std::function<void(const pb::TensorState&)>& on_tensor) {
   const RecordFile file = read_record_file(path);
   if (file.torn || file.records.size() < 2) {
-    throw std::runtime_error(fmt::format("checkpoint '{}' is incomplete or corrupt", path.string()));
+    throw std::runtime_error(
+        fmt::format("checkpoint '{}' is incomplete or corrupt", path.string()));
   }
   pb::CheckpointHeader header;
   pb::CheckpointFooter footer;
-  if (!header.ParseFromString(file.records.front()) || header.format_version() != kCheckpointFormatVersion ||
-      !footer.ParseFromString(file.records.back()) || footer.tensor_count() != header.tensor_count() ||
+  if (!header.ParseFromString(file.records.front()) ||
+      header.format_version() != kCheckpointFormatVersion ||
+      !footer.ParseFromString(file.records.back()) ||
+      footer.tensor_count() != header.tensor_count() ||
       file.records.size() != header.tensor_count() + 2) {
-    throw std::runtime_error(fmt::format("checkpoint '{}' has an unknown format or a bad count", path.string()));
+    throw std::runtime_error(
+        fmt::format("checkpoint '{}' has an unknown format or a bad count", path.string()));
   }
   for (size_t i = 1; i + 1 < file.records.size(); ++i) {
     pb::TensorState state;
     if (!state.ParseFromString(file.records[i])) {
-      throw std::runtime_error(fmt::format("checkpoint '{}': tensor record {} is corrupt", path.string(), i));
+      throw std::runtime_error(
+          fmt::format("checkpoint '{}': tensor record {} is corrupt", path.string(), i));
     }
     on_tensor(state);
   }

@@ -59,7 +59,8 @@ StoreListing list_store(const std::filesystem::path& dir);
 std::filesystem::path checkpoint_path(const std::filesystem::path& dir, uint64_t sequence);
 std::filesystem::path log_path(const std::filesystem::path& dir, uint64_t sequence);
 
-std::filesystem::path write_checkpoint(const std::filesystem::path& dir, const pb::CheckpointHeader& header,
+std::filesystem::path write_checkpoint(const std::filesystem::path& dir,
+                                       const pb::CheckpointHeader& header,
                                        const std::vector<uint64_t>& tensor_ids,
                                        const std::function<pb::TensorState(uint64_t)>& state_of);
 

@@ -75,10 +75,14 @@ struct ClusterClient::State : std::enable_shared_from_this<ClusterClient::State>
     }
     for (auto& [id, stream] : streams) {
       auto error = std::make_exception_ptr(ClusterError(reason));
-      if (stream.is_read) stream.read.set_exception(error); else stream.weights.set_exception(error);
+      if (stream.is_read)
+        stream.read.set_exception(error);
+      else
+        stream.weights.set_exception(error);
     }
     streams.clear();
-    for (auto& [id, control] : controls) control.reply.set_exception(std::make_exception_ptr(ClusterError(reason)));
+    for (auto& [id, control] : controls)
+      control.reply.set_exception(std::make_exception_ptr(ClusterError(reason)));
     controls.clear();
     if (!first_connect_done) {
       first_connect_done = true;
@@ -109,14 +113,16 @@ struct ClusterClient::State : std::enable_shared_from_this<ClusterClient::State>
     for (auto& [id, stream] : streams) {
       stream.tensors.clear();
       stream.bytes = stream.dense = 0;
-      if (stream.request.has_weight_request()) stream.request.mutable_weight_request()->set_resend(true);
+      if (stream.request.has_weight_request())
+        stream.request.mutable_weight_request()->set_resend(true);
       connection->send(stream.request);
     }
     for (auto& [id, control] : controls) connection->send(control.request);
     uint64_t resent = 0;
     for (auto& [key, frames] : unacked) {
       for (auto& frame : frames) {
-        pb::Envelope envelope = parse_envelope(frame->data() + kFrameHeaderBytes, frame->size() - kFrameHeaderBytes);
+        pb::Envelope envelope =
+            parse_envelope(frame->data() + kFrameHeaderBytes, frame->size() - kFrameHeaderBytes);
         envelope.mutable_gradient_data()->set_resend(true);
         connection->send(envelope);
         ++resent;
@@ -131,17 +137,23 @@ struct ClusterClient::State : std::enable_shared_from_this<ClusterClient::State>
     give_up.expires_after(options.reconnect_timeout);
     give_up.async_wait([self = shared_from_this(), reason](const boost::system::error_code& ec) {
       if (ec || self->connection()) return;
-      self->fail_all(fmt::format("lost the connection to {} for {} ms (last error: {})", self->options.address,
-                                 self->options.reconnect_timeout.count(), reason));
+      self->fail_all(fmt::format("lost the connection to {} for {} ms (last error: {})",
+                                 self->options.address, self->options.reconnect_timeout.count(),
+                                 reason));
     });
   }
 
   void on_frame(pb::Envelope& envelope) {
     switch (envelope.body_case()) {
-      case pb::Envelope::kWeightData: on_weight_data(envelope.weight_data()); break;
-      case pb::Envelope::kWeightEnd: on_weight_end(envelope.weight_end()); break;
+      case pb::Envelope::kWeightData:
+        on_weight_data(envelope.weight_data());
+        break;
+      case pb::Envelope::kWeightEnd:
+        on_weight_end(envelope.weight_end());
+        break;
       case pb::Envelope::kGradientAck: {
-        const auto key = std::make_pair(envelope.gradient_ack().tensor_id(), envelope.gradient_ack().step());
+        const auto key =
+            std::make_pair(envelope.gradient_ack().tensor_id(), envelope.gradient_ack().step());
         auto it = unacked.find(key);
         if (it == unacked.end()) break;
         uint64_t bytes = 0;
@@ -155,11 +167,21 @@ struct ClusterClient::State : std::enable_shared_from_this<ClusterClient::State>
         cv.notify_all();
         break;
       }
-      case pb::Envelope::kInitTensorReply: complete_control(envelope.init_tensor_reply().request_id(), envelope); break;
-      case pb::Envelope::kCheckpointReply: complete_control(envelope.checkpoint_reply().request_id(), envelope); break;
-      case pb::Envelope::kStatusReply: complete_control(envelope.status_reply().request_id(), envelope); break;
-      case pb::Envelope::kError: spdlog::warn("client {}: the node reports: {}", options.name, envelope.error().message()); break;
-      default: throw ProtocolError(fmt::format("unexpected message #{}", static_cast<int>(envelope.body_case())));
+      case pb::Envelope::kInitTensorReply:
+        complete_control(envelope.init_tensor_reply().request_id(), envelope);
+        break;
+      case pb::Envelope::kCheckpointReply:
+        complete_control(envelope.checkpoint_reply().request_id(), envelope);
+        break;
+      case pb::Envelope::kStatusReply:
+        complete_control(envelope.status_reply().request_id(), envelope);
+        break;
+      case pb::Envelope::kError:
+        spdlog::warn("client {}: the node reports: {}", options.name, envelope.error().message());
+        break;
+      default:
+        throw ProtocolError(
+            fmt::format("unexpected message #{}", static_cast<int>(envelope.body_case())));
     }
   }
 
@@ -177,10 +199,12 @@ struct ClusterClient::State : std::enable_shared_from_this<ClusterClient::State>
     if (chunk.tensor_elements() > (1ull << 34)) throw ProtocolError("tensor too large");
     PartialTensor& partial = it->second.tensors[chunk.tensor_id()];
     if (partial.values.empty()) partial.values.assign(chunk.tensor_elements(), 0.0f);
-    if (partial.values.size() != chunk.tensor_elements()) throw ProtocolError("chunks disagree on the tensor size");
+    if (partial.values.size() != chunk.tensor_elements())
+      throw ProtocolError("chunks disagree on the tensor size");
     if (!partial.offsets.insert(chunk.offset()).second) return;  // sent again after a reconnect
     std::vector<float> values = decode_chunk(chunk);
-    std::copy(values.begin(), values.end(), partial.values.begin() + static_cast<ptrdiff_t>(chunk.offset()));
+    std::copy(values.begin(), values.end(),
+              partial.values.begin() + static_cast<ptrdiff_t>(chunk.offset()));
     partial.covered += chunk.count();
     it->second.bytes += chunk_payload_bytes(chunk);
     it->second.dense += chunk_dense_bytes(chunk);
@@ -193,8 +217,9 @@ struct ClusterClient::State : std::enable_shared_from_this<ClusterClient::State>
     streams.erase(it);
     try {
       if (end.status() != pb::WeightEnd::OK) {
-        throw ClusterError(fmt::format("weights of step {} layer {}: {} ({})", end.step(), end.layer(),
-                                       pb::WeightEnd::Status_Name(end.status()), end.message()));
+        throw ClusterError(fmt::format("weights of step {} layer {}: {} ({})", end.step(),
+                                       end.layer(), pb::WeightEnd::Status_Name(end.status()),
+                                       end.message()));
       }
       std::vector<TensorValues> tensors;
       for (int i = 0; i < end.tensors_size(); ++i) {
@@ -202,8 +227,9 @@ struct ClusterClient::State : std::enable_shared_from_this<ClusterClient::State>
         auto partial = stream.tensors.find(info.tensor_id());
         const uint64_t covered = partial == stream.tensors.end() ? 0 : partial->second.covered;
         if (covered != info.elements()) {
-          throw ClusterError(fmt::format("stream ended with tensor {} incomplete ({} of {} elements)",
-                                         info.tensor_id(), covered, info.elements()));
+          throw ClusterError(
+              fmt::format("stream ended with tensor {} incomplete ({} of {} elements)",
+                          info.tensor_id(), covered, info.elements()));
         }
         TensorValues values;
         values.info = info;
@@ -211,8 +237,9 @@ struct ClusterClient::State : std::enable_shared_from_this<ClusterClient::State>
         values.values = std::move(partial->second.values);
         tensors.push_back(std::move(values));
       }
-      std::sort(tensors.begin(), tensors.end(),
-                [](const TensorValues& a, const TensorValues& b) { return a.info.tensor_id() < b.info.tensor_id(); });
+      std::sort(tensors.begin(), tensors.end(), [](const TensorValues& a, const TensorValues& b) {
+        return a.info.tensor_id() < b.info.tensor_id();
+      });
       {
         std::lock_guard lock(mutex);
         counters.weight_bytes_received += stream.bytes;
@@ -231,13 +258,16 @@ struct ClusterClient::State : std::enable_shared_from_this<ClusterClient::State>
         stream.weights.set_value(std::move(weights));
       }
     } catch (...) {
-      if (stream.is_read) stream.read.set_exception(std::current_exception());
-      else stream.weights.set_exception(std::current_exception());
+      if (stream.is_read)
+        stream.read.set_exception(std::current_exception());
+      else
+        stream.weights.set_exception(std::current_exception());
     }
   }
 };
 
-ClusterClient::ClusterClient(ClientOptions options) : options_(std::move(options)), state_(std::make_shared<State>()) {
+ClusterClient::ClusterClient(ClientOptions options)
+    : options_(std::move(options)), state_(std::make_shared<State>()) {
   state_->options = options_;
   if (options_.name.empty()) {
     options_.name = fmt::format("{}-{}", role_name(options_.role), options_.rank);
@@ -288,17 +318,20 @@ void ClusterClient::connect() {
   auto future = state_->first_connect.get_future();
   asio::post(state_->io, [state = state_] { state->link->start(); });
   if (future.wait_for(options_.connect_timeout) != std::future_status::ready) {
-    asio::post(state_->io, [state = state_, timeout = options_.connect_timeout, address = options_.address] {
-      if (!state->first_connect_done) {
-        state->link->stop();
-        state->fail_all(fmt::format("could not connect to {} within {} ms", address, timeout.count()));
-      }
-    });
+    asio::post(state_->io,
+               [state = state_, timeout = options_.connect_timeout, address = options_.address] {
+                 if (!state->first_connect_done) {
+                   state->link->stop();
+                   state->fail_all(fmt::format("could not connect to {} within {} ms", address,
+                                               timeout.count()));
+                 }
+               });
   }
   future.get();
 }
 
-std::future<LayerWeights> ClusterClient::request_weights(uint64_t step, uint32_t layer, uint32_t pass,
+std::future<LayerWeights> ClusterClient::request_weights(uint64_t step, uint32_t layer,
+                                                         uint32_t pass,
                                                          const WeightEncoding& encoding) {
   pb::Envelope envelope;
   pb::WeightRequest& request = *envelope.mutable_weight_request();
@@ -325,21 +358,25 @@ std::future<LayerWeights> ClusterClient::request_weights(uint64_t step, uint32_t
   return future;
 }
 
-LayerWeights ClusterClient::fetch_weights(uint64_t step, uint32_t layer, uint32_t pass, const WeightEncoding& encoding) {
+LayerWeights ClusterClient::fetch_weights(uint64_t step, uint32_t layer, uint32_t pass,
+                                          const WeightEncoding& encoding) {
   return request_weights(step, layer, pass, encoding).get();
 }
 
-void ClusterClient::send_gradient(uint64_t tensor_id, uint32_t layer, uint64_t step, std::span<const float> gradient,
+void ClusterClient::send_gradient(uint64_t tensor_id, uint32_t layer, uint64_t step,
+                                  std::span<const float> gradient,
                                   const GradientEncoding& encoding) {
   const size_t chunk = std::max<uint32_t>(1, options_.chunk_elements);
   for (size_t offset = 0; offset < gradient.size(); offset += chunk) {
     const size_t count = std::min(chunk, gradient.size() - offset);
-    send_gradient_chunk(tensor_id, layer, step, gradient.size(), offset, gradient.subspan(offset, count), encoding);
+    send_gradient_chunk(tensor_id, layer, step, gradient.size(), offset,
+                        gradient.subspan(offset, count), encoding);
   }
 }
 
-void ClusterClient::send_gradient_chunk(uint64_t tensor_id, uint32_t layer, uint64_t step, uint64_t tensor_elements,
-                                        uint64_t offset, std::span<const float> values,
+void ClusterClient::send_gradient_chunk(uint64_t tensor_id, uint32_t layer, uint64_t step,
+                                        uint64_t tensor_elements, uint64_t offset,
+                                        std::span<const float> values,
                                         const GradientEncoding& encoding) {
   pb::Envelope envelope;
   pb::Chunk& chunk = *envelope.mutable_gradient_data()->mutable_chunk();
@@ -354,7 +391,8 @@ void ClusterClient::send_gradient_chunk(uint64_t tensor_id, uint32_t layer, uint
     for (size_t i = 0; i < values.size(); ++i) keep[i] = values[i] != 0.0f;
   }
   encode_chunk_values(values, keep, encoding.dtype, chunk);
-  auto frame = std::make_shared<const std::string>(encode_frame(envelope, options_.max_frame_bytes));
+  auto frame =
+      std::make_shared<const std::string>(encode_frame(envelope, options_.max_frame_bytes));
   {
     std::unique_lock lock(state_->mutex);
     state_->cv.wait(lock, [&] {
@@ -442,9 +480,10 @@ std::vector<TensorValues> ClusterClient::read_tensors(const std::vector<uint64_t
   return future.get();
 }
 
-MemoryXControl::MemoryXControl(const std::vector<std::string>& shard_addresses, const std::string& token,
-                               const std::string& name) {
-  if (shard_addresses.empty()) throw ClusterError("MemoryXControl needs at least one shard address");
+MemoryXControl::MemoryXControl(const std::vector<std::string>& shard_addresses,
+                               const std::string& token, const std::string& name) {
+  if (shard_addresses.empty())
+    throw ClusterError("MemoryXControl needs at least one shard address");
   for (size_t i = 0; i < shard_addresses.size(); ++i) {
     ClientOptions options;
     options.address = shard_addresses[i];
@@ -475,8 +514,9 @@ std::vector<TensorValues> MemoryXControl::read_tensors(const std::vector<uint64_
     auto part = shards_[i]->read_tensors(mine);
     for (auto& t : part) all.push_back(std::move(t));
   }
-  std::sort(all.begin(), all.end(),
-            [](const TensorValues& a, const TensorValues& b) { return a.info.tensor_id() < b.info.tensor_id(); });
+  std::sort(all.begin(), all.end(), [](const TensorValues& a, const TensorValues& b) {
+    return a.info.tensor_id() < b.info.tensor_id();
+  });
   return all;
 }
 

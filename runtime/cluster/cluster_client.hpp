@@ -38,13 +38,13 @@ struct ClientOptions {
   std::string address;  // "HOST:PORT" of the SwarmX node (leaves) or MemoryX shard (orchestrator)
   std::string token;
   pb::Role role = pb::LEAF;
-  uint32_t rank = 0;    // leaves: the global rank; children of a node are reduced in rank order
+  uint32_t rank = 0;  // leaves: the global rank; children of a node are reduced in rank order
   std::string name;
   std::chrono::milliseconds connect_timeout{30000};    // first connect
   std::chrono::milliseconds reconnect_timeout{60000};  // how long a lost connection may stay lost
   std::chrono::milliseconds backoff_initial{20};
   std::chrono::milliseconds backoff_max{1000};
-  uint32_t chunk_elements = kDefaultChunkElements;      // gradient chunking
+  uint32_t chunk_elements = kDefaultChunkElements;  // gradient chunking
   uint64_t max_unacked_bytes = 256ull << 20;
   size_t max_frame_bytes = kDefaultMaxFrameBytes;
 };
@@ -57,12 +57,12 @@ struct WeightEncoding {
 
 struct GradientEncoding {
   pb::DType dtype = pb::FP32;
-  bool drop_zeros = false;      // send only the non-zero elements (sparse layouts)
+  bool drop_zeros = false;  // send only the non-zero elements (sparse layouts)
 };
 
 struct TensorValues {
   pb::TensorInfo info;
-  uint64_t next_step = 0;       // read_tensors(): the tensor's next expected step
+  uint64_t next_step = 0;  // read_tensors(): the tensor's next expected step
   std::vector<float> values;
 };
 
@@ -70,9 +70,9 @@ struct LayerWeights {
   uint64_t step = 0;
   uint32_t layer = 0;
   uint32_t pass = 0;
-  std::vector<TensorValues> tensors;  // ascending tensor id
-  uint64_t bytes_received = 0;        // payload bytes of the stream
-  uint64_t bytes_dense = 0;           // what a dense stream would have cost
+  std::vector<TensorValues> tensors;                     // ascending tensor id
+  uint64_t bytes_received = 0;                           // payload bytes of the stream
+  uint64_t bytes_dense = 0;                              // what a dense stream would have cost
   const TensorValues& tensor(uint64_t tensor_id) const;  // throws ClusterError
 };
 
@@ -80,7 +80,7 @@ struct ClientCounters {
   uint64_t reconnects = 0;
   uint64_t weight_bytes_received = 0;
   uint64_t weight_bytes_dense = 0;
-  uint64_t gradient_bytes_sent = 0;   // payload bytes, first sends only
+  uint64_t gradient_bytes_sent = 0;  // payload bytes, first sends only
   uint64_t gradient_bytes_dense = 0;
   uint64_t gradient_chunks_resent = 0;
   uint64_t unacked_bytes = 0;
@@ -99,13 +99,15 @@ class ClusterClient {
   // --- leaves ---
   std::future<LayerWeights> request_weights(uint64_t step, uint32_t layer, uint32_t pass = 0,
                                             const WeightEncoding& encoding = {});
-  LayerWeights fetch_weights(uint64_t step, uint32_t layer, uint32_t pass = 0, const WeightEncoding& encoding = {});
+  LayerWeights fetch_weights(uint64_t step, uint32_t layer, uint32_t pass = 0,
+                             const WeightEncoding& encoding = {});
   // The whole gradient of one tensor for one step, cut into chunk_elements chunks.
-  void send_gradient(uint64_t tensor_id, uint32_t layer, uint64_t step, std::span<const float> gradient,
-                     const GradientEncoding& encoding = {});
+  void send_gradient(uint64_t tensor_id, uint32_t layer, uint64_t step,
+                     std::span<const float> gradient, const GradientEncoding& encoding = {});
   // One chunk: elements [offset, offset + values.size()) of a tensor of tensor_elements.
-  void send_gradient_chunk(uint64_t tensor_id, uint32_t layer, uint64_t step, uint64_t tensor_elements,
-                           uint64_t offset, std::span<const float> values, const GradientEncoding& encoding = {});
+  void send_gradient_chunk(uint64_t tensor_id, uint32_t layer, uint64_t step,
+                           uint64_t tensor_elements, uint64_t offset, std::span<const float> values,
+                           const GradientEncoding& encoding = {});
   // Waits until every gradient sent so far is acknowledged; false on timeout. Like every call,
   // throws ClusterError once the client has given up on the connection.
   bool wait_acknowledged(std::chrono::milliseconds timeout);
@@ -136,7 +138,8 @@ class MemoryXControl {
                  const std::string& name = "orchestrator");
   void connect();
   pb::InitTensorReply init_tensor(const pb::InitTensor& init);
-  std::vector<TensorValues> read_tensors(const std::vector<uint64_t>& tensor_ids = {});  // ascending id
+  std::vector<TensorValues> read_tensors(
+      const std::vector<uint64_t>& tensor_ids = {});  // ascending id
   void checkpoint();
   size_t shard_count() const { return shards_.size(); }
   ClusterClient& shard(size_t index) { return *shards_.at(index); }

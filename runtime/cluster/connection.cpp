@@ -1,7 +1,8 @@
 #include "runtime/cluster/connection.hpp"
 
-#include <atomic>
 #include <fmt/format.h>
+
+#include <atomic>
 
 namespace wsemu::cluster {
 
@@ -14,7 +15,8 @@ Connection::Connection(tcp::socket socket, ConnectionLimits limits)
       id_(next_connection_id++) {
   boost::system::error_code ec;
   const auto endpoint = socket_.remote_endpoint(ec);
-  remote_ = ec ? std::string("unknown") : fmt::format("{}:{}", endpoint.address().to_string(), endpoint.port());
+  remote_ = ec ? std::string("unknown")
+               : fmt::format("{}:{}", endpoint.address().to_string(), endpoint.port());
   socket_.set_option(tcp::no_delay(true), ec);
 }
 
@@ -28,7 +30,8 @@ void Connection::start(FrameHandler on_frame, CloseHandler on_close,
   if (handshake_deadline.count() > 0) {
     deadline_.expires_after(handshake_deadline);
     deadline_.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
-      if (!ec && !self->authenticated_) self->fail("no accepted handshake before the deadline", false);
+      if (!ec && !self->authenticated_)
+        self->fail("no accepted handshake before the deadline", false);
     });
   }
   read_header();
@@ -123,9 +126,8 @@ void Connection::write_next() {
   writing_ = true;
   auto frame = queue_.front();
   asio::async_write(socket_, asio::buffer(*frame),
-                    [self = shared_from_this(), frame](const boost::system::error_code& ec, size_t n) {
-                      self->on_written(ec, n);
-                    });
+                    [self = shared_from_this(), frame](const boost::system::error_code& ec,
+                                                       size_t n) { self->on_written(ec, n); });
 }
 
 void Connection::on_written(const boost::system::error_code& ec, size_t bytes) {
@@ -172,7 +174,9 @@ void Connection::run_drain_handlers() {
   for (auto& handler : handlers) asio::post(socket_.get_executor(), std::move(handler));
 }
 
-void Connection::pause_reading() { ++paused_; }
+void Connection::pause_reading() {
+  ++paused_;
+}
 
 void Connection::resume_reading() {
   if (paused_ > 0) --paused_;
@@ -189,7 +193,9 @@ void Connection::close_after_flush(const std::string& reason) {
   close_reason_ = reason;
 }
 
-void Connection::close(const std::string& reason) { fail(reason, false); }
+void Connection::close(const std::string& reason) {
+  fail(reason, false);
+}
 
 void Connection::fail(const std::string& reason, bool send_error) {
   if (!open_) return;
@@ -218,8 +224,8 @@ void Connection::fail(const std::string& reason, bool send_error) {
   auto handler = std::move(on_close_);
   on_close_ = nullptr;
   if (handler) {
-    asio::post(socket_.get_executor(),
-               [self = shared_from_this(), handler = std::move(handler), reason]() { handler(reason); });
+    asio::post(socket_.get_executor(), [self = shared_from_this(), handler = std::move(handler),
+                                        reason]() { handler(reason); });
   }
 }
 

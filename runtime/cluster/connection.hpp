@@ -11,9 +11,10 @@
 // the socket (TCP then slows the sender).
 #pragma once
 
+// clang-format off
 #include <utility>  // before asio: Boost 1.74 asio under C++20 with GCC 12
-
 #include <boost/asio.hpp>
+// clang-format on
 #include <chrono>
 #include <deque>
 #include <functional>

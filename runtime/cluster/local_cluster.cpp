@@ -1,13 +1,12 @@
 #include "runtime/cluster/local_cluster.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <fstream>
 #include <random>
@@ -38,12 +37,14 @@ LocalCluster::LocalCluster(LocalClusterOptions options) : options_(std::move(opt
   if (options_.fanout == 0) throw ClusterError("fanout must be at least 1");
   if (options_.shards == 0) throw ClusterError("a local cluster needs at least one memoryx shard");
   if (options_.token.empty()) options_.token = random_token();
-  const std::filesystem::path bin = options_.bin_dir.empty() ? default_bin_dir() : std::filesystem::path(options_.bin_dir);
+  const std::filesystem::path bin =
+      options_.bin_dir.empty() ? default_bin_dir() : std::filesystem::path(options_.bin_dir);
   memoryx_bin_ = bin / "wsemu-memoryx";
   swarmx_bin_ = bin / "wsemu-swarmx";
   for (const auto& path : {memoryx_bin_, swarmx_bin_}) {
     if (::access(path.c_str(), X_OK) != 0) {
-      throw ClusterError(fmt::format("cannot find the executable '{}' (set WSEMU_BIN_DIR or bin_dir)", path.string()));
+      throw ClusterError(fmt::format(
+          "cannot find the executable '{}' (set WSEMU_BIN_DIR or bin_dir)", path.string()));
     }
   }
 }
@@ -59,8 +60,10 @@ LocalCluster::~LocalCluster() {
 void LocalCluster::start() {
   if (started_) return;
   if (options_.work_dir.empty()) {
-    std::string pattern = (std::filesystem::temp_directory_path() / "wsemu-cluster-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw ClusterError("cannot create a temporary folder for the cluster");
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "wsemu-cluster-XXXXXX").string();
+    if (!::mkdtemp(pattern.data()))
+      throw ClusterError("cannot create a temporary folder for the cluster");
     work_dir_ = pattern;
     owns_work_dir_ = true;
   } else {
@@ -82,10 +85,23 @@ void LocalCluster::start() {
     node.port_file = work_dir_ / (name + ".port");
     node.log_file = work_dir_ / (name + ".log");
     node.stats_file = work_dir_ / (name + ".stats.json");
-    node.args = {memoryx_bin_.string(), "--listen", "127.0.0.1:0", "--store", (work_dir_ / (name + "-store")).string(),
-                 "--token-file", token_file().string(), "--shard", fmt::format("{}/{}", shard, options_.shards),
-                 "--port-file", node.port_file.string(), "--stats", node.stats_file.string(), "--name", name,
-                 "--log-level", log_level};
+    node.args = {memoryx_bin_.string(),
+                 "--listen",
+                 "127.0.0.1:0",
+                 "--store",
+                 (work_dir_ / (name + "-store")).string(),
+                 "--token-file",
+                 token_file().string(),
+                 "--shard",
+                 fmt::format("{}/{}", shard, options_.shards),
+                 "--port-file",
+                 node.port_file.string(),
+                 "--stats",
+                 node.stats_file.string(),
+                 "--name",
+                 name,
+                 "--log-level",
+                 log_level};
     node.listen_arg = 2;
     node.args.insert(node.args.end(), options_.memoryx_args.begin(), options_.memoryx_args.end());
     memoryx_.push_back(std::move(node));
@@ -129,13 +145,27 @@ void LocalCluster::start() {
     node.port_file = work_dir_ / (name + ".port");
     node.log_file = work_dir_ / (name + ".log");
     node.stats_file = work_dir_ / (name + ".stats.json");
-    node.args = {swarmx_bin_.string(), "--listen", "127.0.0.1:0", "--token-file", token_file().string(),
-                 "--fanout", std::to_string(node.children.size()), "--rank", std::to_string(node.index),
-                 "--port-file", node.port_file.string(), "--stats", node.stats_file.string(), "--name", name,
-                 "--log-level", log_level};
+    node.args = {swarmx_bin_.string(),
+                 "--listen",
+                 "127.0.0.1:0",
+                 "--token-file",
+                 token_file().string(),
+                 "--fanout",
+                 std::to_string(node.children.size()),
+                 "--rank",
+                 std::to_string(node.index),
+                 "--port-file",
+                 node.port_file.string(),
+                 "--stats",
+                 node.stats_file.string(),
+                 "--name",
+                 name,
+                 "--log-level",
+                 log_level};
     node.listen_arg = 2;
     if (parent[k] == UINT32_MAX) {
-      for (const auto& shard : memoryx_) node.args.insert(node.args.end(), {"--upstream", shard.address});
+      for (const auto& shard : memoryx_)
+        node.args.insert(node.args.end(), {"--upstream", shard.address});
     } else {
       node.args.insert(node.args.end(), {"--upstream", swarmx_[parent[k]].address});
     }
@@ -180,19 +210,21 @@ void LocalCluster::wait_listening(LocalNode& node) {
     std::string address;
     if (in && std::getline(in, address) && !address.empty()) {
       node.address = address;
-      if (node.args[node.listen_arg] == "127.0.0.1:0") node.args[node.listen_arg] = address;  // restarts reuse the port
+      if (node.args[node.listen_arg] == "127.0.0.1:0")
+        node.args[node.listen_arg] = address;  // restarts reuse the port
       return;
     }
     int status = 0;
     if (::waitpid(node.pid, &status, WNOHANG) == node.pid) {
       node.pid = -1;
-      throw ClusterError(fmt::format("{} {} exited while starting (status {}); see {}", node.kind, node.index, status,
-                                     node.log_file.string()));
+      throw ClusterError(fmt::format("{} {} exited while starting (status {}); see {}", node.kind,
+                                     node.index, status, node.log_file.string()));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  throw ClusterError(fmt::format("{} {} did not start listening within {} ms; see {}", node.kind, node.index,
-                                 options_.start_timeout.count(), node.log_file.string()));
+  throw ClusterError(fmt::format("{} {} did not start listening within {} ms; see {}", node.kind,
+                                 node.index, options_.start_timeout.count(),
+                                 node.log_file.string()));
 }
 
 void LocalCluster::terminate(LocalNode& node, int signal, std::chrono::milliseconds grace) {
@@ -220,7 +252,9 @@ void LocalCluster::stop() {
   started_ = false;
 }
 
-std::string LocalCluster::leaf_address(uint32_t rank) const { return swarmx_.at(leaf_node_.at(rank)).address; }
+std::string LocalCluster::leaf_address(uint32_t rank) const {
+  return swarmx_.at(leaf_node_.at(rank)).address;
+}
 
 std::vector<std::string> LocalCluster::memoryx_addresses() const {
   std::vector<std::string> out;
@@ -228,7 +262,9 @@ std::vector<std::string> LocalCluster::memoryx_addresses() const {
   return out;
 }
 
-std::string LocalCluster::root_address() const { return swarmx_.back().address; }
+std::string LocalCluster::root_address() const {
+  return swarmx_.back().address;
+}
 
 void LocalCluster::kill_memoryx(uint32_t shard, int signal) {
   terminate(memoryx_.at(shard), signal, std::chrono::milliseconds(20000));
@@ -255,11 +291,13 @@ void LocalCluster::restart_swarmx(size_t index) {
 std::string LocalCluster::describe() const {
   std::string out;
   for (const auto& node : memoryx_) {
-    out += fmt::format("memoryx shard {}/{} at {} (pid {})\n", node.index, memoryx_.size(), node.address, node.pid);
+    out += fmt::format("memoryx shard {}/{} at {} (pid {})\n", node.index, memoryx_.size(),
+                       node.address, node.pid);
   }
   for (const auto& node : swarmx_) {
-    out += fmt::format("swarmx {} level {} at {} (pid {}), children {} {}\n", node.index, node.level, node.address,
-                       node.pid, node.level == 0 ? "leaves" : "nodes", fmt::join(node.children, ","));
+    out += fmt::format("swarmx {} level {} at {} (pid {}), children {} {}\n", node.index,
+                       node.level, node.address, node.pid, node.level == 0 ? "leaves" : "nodes",
+                       fmt::join(node.children, ","));
   }
   return out;
 }

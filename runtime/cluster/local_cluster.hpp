@@ -28,24 +28,24 @@ struct LocalClusterOptions {
   uint32_t leaves = 1;
   uint32_t fanout = 4;
   uint32_t shards = 1;
-  std::string bin_dir;                     // default: $WSEMU_BIN_DIR, else this executable's folder
-  std::filesystem::path work_dir;          // default: a new folder under the temp dir, removed at the end
+  std::string bin_dir;             // default: $WSEMU_BIN_DIR, else this executable's folder
+  std::filesystem::path work_dir;  // default: a new folder under the temp dir, removed at the end
   bool keep_work_dir = false;
-  std::string token;                       // default: 128 random bits in hex
-  std::vector<std::string> memoryx_args;   // e.g. {"--optimizer", "adam", "--lr", "0.001"}
+  std::string token;                      // default: 128 random bits in hex
+  std::vector<std::string> memoryx_args;  // e.g. {"--optimizer", "adam", "--lr", "0.001"}
   std::vector<std::string> swarmx_args;
   std::chrono::milliseconds start_timeout{20000};
-  bool quiet = true;                       // nodes log at warn level (their logs are in work_dir)
+  bool quiet = true;  // nodes log at warn level (their logs are in work_dir)
 };
 
 struct LocalNode {
-  std::string kind;         // "memoryx" or "swarmx"
-  uint32_t index = 0;       // shard, or swarmx node index
-  uint32_t level = 0;       // swarmx: 0 = serves leaves
+  std::string kind;    // "memoryx" or "swarmx"
+  uint32_t index = 0;  // shard, or swarmx node index
+  uint32_t level = 0;  // swarmx: 0 = serves leaves
   std::vector<std::string> args;
-  size_t listen_arg = 0;    // position of the --listen value in args
+  size_t listen_arg = 0;  // position of the --listen value in args
   pid_t pid = -1;
-  std::string address;      // "127.0.0.1:PORT" once started
+  std::string address;  // "127.0.0.1:PORT" once started
   std::filesystem::path port_file;
   std::filesystem::path log_file;
   std::filesystem::path stats_file;
@@ -94,7 +94,7 @@ class LocalCluster {
   std::filesystem::path memoryx_bin_;
   std::filesystem::path swarmx_bin_;
   std::vector<LocalNode> memoryx_;
-  std::vector<LocalNode> swarmx_;   // level 0 first, root last
+  std::vector<LocalNode> swarmx_;    // level 0 first, root last
   std::vector<uint32_t> leaf_node_;  // leaf rank -> swarmx index
   bool started_ = false;
 };

@@ -49,7 +49,9 @@ int MemoryXNode::run() {
   acceptor_.set_option(tcp::acceptor::reuse_address(true));
   boost::system::error_code ec;
   acceptor_.bind(endpoint, ec);
-  if (ec) throw ConfigError(fmt::format("cannot listen on {}: {}", options_.listen.to_string(), ec.message()));
+  if (ec)
+    throw ConfigError(
+        fmt::format("cannot listen on {}: {}", options_.listen.to_string(), ec.message()));
   acceptor_.listen();
   const Address bound{options_.listen.host, acceptor_.local_endpoint().port()};
   stats_.set_info("listen", bound.to_string());
@@ -97,7 +99,8 @@ void MemoryXNode::on_closed(uint64_t peer_id, const std::string& reason) {
   auto it = peers_.find(peer_id);
   if (it == peers_.end()) return;
   const Peer& peer = it->second;
-  if (reason.find("protocol error") != std::string::npos || reason.find("frame") != std::string::npos) {
+  if (reason.find("protocol error") != std::string::npos ||
+      reason.find("frame") != std::string::npos) {
     ++stats_.counter("protocol_errors");
     spdlog::warn("closed {} ({}): {}", peer.label.empty() ? peer.connection->remote() : peer.label,
                  peer.connection->remote(), reason);
@@ -126,7 +129,8 @@ void MemoryXNode::handshake(Peer& peer, pb::Envelope& envelope) {
                             hello.protocol_version(), kProtocolVersion);
     } else if (!tokens_equal(hello.token(), options_.token)) {
       refusal = "wrong token";
-    } else if (hello.role() != pb::SWARMX && hello.role() != pb::LEAF && hello.role() != pb::ORCHESTRATOR) {
+    } else if (hello.role() != pb::SWARMX && hello.role() != pb::LEAF &&
+               hello.role() != pb::ORCHESTRATOR) {
       refusal = fmt::format("role '{}' cannot connect to memoryx", role_name(hello.role()));
     }
   }
@@ -146,7 +150,8 @@ void MemoryXNode::handshake(Peer& peer, pb::Envelope& envelope) {
                    ? fmt::format("orchestrator-{}", hello.name().empty() ? "unnamed" : hello.name())
                    : fmt::format("{}-{}", role_name(hello.role()), hello.rank());
   peer.connection->set_authenticated();
-  peer.connection->attach_counters(stats_.peer(peer.label, std::string(role_name(peer.role)), "client"));
+  peer.connection->attach_counters(
+      stats_.peer(peer.label, std::string(role_name(peer.role)), "client"));
   answer.set_accepted(true);
   peer.connection->send(reply);
   spdlog::info("{} connected from {}", peer.label, peer.connection->remote());
@@ -159,17 +164,26 @@ void MemoryXNode::on_frame(uint64_t peer_id, pb::Envelope& envelope) {
     return;
   }
   switch (envelope.body_case()) {
-    case pb::Envelope::kWeightRequest: handle_weight_request(peer_id, envelope.weight_request()); break;
-    case pb::Envelope::kGradientData: handle_gradient(peer_id, envelope.gradient_data()); break;
+    case pb::Envelope::kWeightRequest:
+      handle_weight_request(peer_id, envelope.weight_request());
+      break;
+    case pb::Envelope::kGradientData:
+      handle_gradient(peer_id, envelope.gradient_data());
+      break;
     case pb::Envelope::kGradientQuery: {
       const auto& query = envelope.gradient_query();
-      if (store_.contains(query.tensor_id()) && query.step() < store_.meta(query.tensor_id()).next_step) {
+      if (store_.contains(query.tensor_id()) &&
+          query.step() < store_.meta(query.tensor_id()).next_step) {
         send_ack(peer_id, query.tensor_id(), query.step(), true);
       }
       break;
     }
-    case pb::Envelope::kInitTensor: handle_init(peer_id, envelope.init_tensor()); break;
-    case pb::Envelope::kReadTensors: handle_read(peer_id, envelope.read_tensors()); break;
+    case pb::Envelope::kInitTensor:
+      handle_init(peer_id, envelope.init_tensor());
+      break;
+    case pb::Envelope::kReadTensors:
+      handle_read(peer_id, envelope.read_tensors());
+      break;
     case pb::Envelope::kCheckpointRequest: {
       pb::Envelope reply;
       auto& answer = *reply.mutable_checkpoint_reply();
@@ -191,8 +205,11 @@ void MemoryXNode::on_frame(uint64_t peer_id, pb::Envelope& envelope) {
       peer.connection->send(reply);
       break;
     }
-    case pb::Envelope::kHello: throw ProtocolError("a second Hello");
-    default: throw ProtocolError(fmt::format("memoryx does not accept message #{}", static_cast<int>(envelope.body_case())));
+    case pb::Envelope::kHello:
+      throw ProtocolError("a second Hello");
+    default:
+      throw ProtocolError(fmt::format("memoryx does not accept message #{}",
+                                      static_cast<int>(envelope.body_case())));
   }
 }
 
@@ -213,17 +230,20 @@ void MemoryXNode::start_or_defer(uint64_t peer_id, const pb::WeightRequest& requ
   job.pass = request.pass();
   job.dtype = request.dtype() == pb::DTYPE_UNSPECIFIED ? pb::FP32 : request.dtype();
   job.sparsity = request.sparsity();
-  job.chunk_elements = request.chunk_elements() ? request.chunk_elements() : options_.default_chunk_elements;
+  job.chunk_elements =
+      request.chunk_elements() ? request.chunk_elements() : options_.default_chunk_elements;
   job.tensor_ids = store_.ids_in_layer(request.layer());
   if (job.tensor_ids.empty() && options_.shard_count == 1) {
-    end_stream(peer, job, pb::WeightEnd::UNKNOWN, fmt::format("layer {} has no tensors", request.layer()));
+    end_stream(peer, job, pb::WeightEnd::UNKNOWN,
+               fmt::format("layer {} has no tensors", request.layer()));
     return;
   }
   for (uint64_t id : job.tensor_ids) {
     const uint64_t next = store_.meta(id).next_step;
     if (next > request.step()) {
       end_stream(peer, job, pb::WeightEnd::STALE,
-                 fmt::format("tensor {} is already at step {}; the weights of step {} are gone", id, next, request.step()));
+                 fmt::format("tensor {} is already at step {}; the weights of step {} are gone", id,
+                             next, request.step()));
       return;
     }
     if (next < request.step()) {
@@ -245,7 +265,8 @@ void MemoryXNode::handle_read(uint64_t peer_id, const pb::ReadTensors& read) {
   } else {
     for (uint64_t id : read.tensor_ids()) {
       if (!store_.contains(id)) {
-        end_stream(peers_.at(peer_id), job, pb::WeightEnd::UNKNOWN, fmt::format("no tensor {} on this shard", id));
+        end_stream(peers_.at(peer_id), job, pb::WeightEnd::UNKNOWN,
+                   fmt::format("no tensor {} on this shard", id));
         return;
       }
       job.tensor_ids.push_back(id);
@@ -288,7 +309,8 @@ bool MemoryXNode::emit_chunk(Peer& peer, StreamJob& job) {
   TensorRecord& record = store_.get(id);
   if (!job.read_current && record.next_step != job.step) {
     end_stream(peer, job, pb::WeightEnd::STALE,
-               fmt::format("tensor {} was updated to step {} while step {} was streaming", id, record.next_step, job.step));
+               fmt::format("tensor {} was updated to step {} while step {} was streaming", id,
+                           record.next_step, job.step));
     return false;
   }
   const uint64_t elements = record.info.elements();
@@ -342,8 +364,8 @@ void MemoryXNode::end_stream(Peer& peer, const StreamJob& job, pb::WeightEnd::St
     ++stats_.counter("weight_streams_completed");
   } else {
     ++stats_.counter("weight_streams_failed");
-    spdlog::warn("weight stream for {} (request {}, step {}, layer {}) ended: {}", peer.label, job.request_id,
-                 job.step, job.layer, message);
+    spdlog::warn("weight stream for {} (request {}, step {}, layer {}) ended: {}", peer.label,
+                 job.request_id, job.step, job.layer, message);
   }
   peer.connection->send(envelope);
 }

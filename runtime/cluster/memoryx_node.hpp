@@ -35,15 +35,15 @@ struct MemoryXOptions {
   Address listen{"127.0.0.1", 7100};
   std::filesystem::path store_dir;
   std::string token;
-  pb::OptimizerConfig optimizer;       // the node default for InitTensor without its own
-  uint64_t checkpoint_every = 100;     // steps between automatic checkpoints; 0: never
+  pb::OptimizerConfig optimizer;    // the node default for InitTensor without its own
+  uint64_t checkpoint_every = 100;  // steps between automatic checkpoints; 0: never
   uint32_t keep_checkpoints = 2;
   uint64_t memory_budget = 4ull << 30;
   uint32_t shard_index = 0;
   uint32_t shard_count = 1;
   std::string stats_file;
   std::chrono::milliseconds stats_interval{1000};
-  std::string port_file;               // "HOST:PORT" written once listening
+  std::string port_file;  // "HOST:PORT" written once listening
   ConnectionLimits limits;
   uint32_t default_chunk_elements = kDefaultChunkElements;
   bool sync_log = true;
@@ -93,7 +93,7 @@ class MemoryXNode {
     std::vector<float> values;
     std::map<uint64_t, uint32_t> chunks;  // offset -> count
     uint64_t covered = 0;
-    uint64_t completed_by = 0;            // peer that delivered the last chunk
+    uint64_t completed_by = 0;  // peer that delivered the last chunk
   };
 
   // networking (memoryx_node.cpp)
@@ -106,7 +106,8 @@ class MemoryXNode {
   void handle_read(uint64_t peer_id, const pb::ReadTensors& read);
   void pump(uint64_t peer_id);
   bool emit_chunk(Peer& peer, StreamJob& job);  // false once the job has ended
-  void end_stream(Peer& peer, const StreamJob& job, pb::WeightEnd::Status status, const std::string& message);
+  void end_stream(Peer& peer, const StreamJob& job, pb::WeightEnd::Status status,
+                  const std::string& message);
   void retry_pending_requests();
   void write_stats();
   void schedule_stats();
@@ -130,9 +131,9 @@ class MemoryXNode {
   NodeStats stats_;
   TensorStore store_;
   std::unique_ptr<WriteAheadLog> log_;
-  uint64_t sequence_ = 0;               // of the newest checkpoint / the current log
-  uint64_t checkpointed_step_ = 0;      // min next step at the newest checkpoint
-  bool dirty_ = false;                  // changed since the newest checkpoint
+  uint64_t sequence_ = 0;           // of the newest checkpoint / the current log
+  uint64_t checkpointed_step_ = 0;  // min next step at the newest checkpoint
+  bool dirty_ = false;              // changed since the newest checkpoint
   std::map<uint64_t, Peer> peers_;
   std::vector<PendingRequest> pending_requests_;
   std::map<std::pair<uint64_t, uint64_t>, Assembly> assemblies_;  // (tensor, step)

@@ -11,7 +11,8 @@ namespace wsemu::cluster {
 namespace {
 
 void apply_to_record(TensorRecord& record, std::span<const float> gradient) {
-  apply_update(record.optimizer, record.updates_applied, record.weights, record.slot1, record.slot2, gradient);
+  apply_update(record.optimizer, record.updates_applied, record.weights, record.slot1, record.slot2,
+               gradient);
   ++record.next_step;
   ++record.updates_applied;
 }
@@ -22,19 +23,22 @@ void MemoryXNode::recover() {
   std::error_code ec;
   std::filesystem::create_directories(options_.store_dir, ec);
   if (ec) {
-    throw ConfigError(fmt::format("cannot create the store folder '{}': {}", options_.store_dir.string(), ec.message()));
+    throw ConfigError(fmt::format("cannot create the store folder '{}': {}",
+                                  options_.store_dir.string(), ec.message()));
   }
   const StoreListing listing = list_store(options_.store_dir);
   uint64_t base = 0;
   for (auto it = listing.checkpoints.rbegin(); it != listing.checkpoints.rend(); ++it) {
     std::vector<pb::TensorState> states;
     try {
-      const pb::CheckpointHeader header =
-          read_checkpoint(it->second, [&](const pb::TensorState& state) { states.push_back(state); });
-      if (header.shard_count() != options_.shard_count || header.shard_index() != options_.shard_index) {
+      const pb::CheckpointHeader header = read_checkpoint(
+          it->second, [&](const pb::TensorState& state) { states.push_back(state); });
+      if (header.shard_count() != options_.shard_count ||
+          header.shard_index() != options_.shard_index) {
         throw ConfigError(fmt::format("checkpoint '{}' belongs to shard {}/{}, this node is {}/{}",
-                                      it->second.string(), header.shard_index(), header.shard_count(),
-                                      options_.shard_index, options_.shard_count));
+                                      it->second.string(), header.shard_index(),
+                                      header.shard_count(), options_.shard_index,
+                                      options_.shard_count));
       }
     } catch (const ConfigError&) {
       throw;
@@ -57,19 +61,21 @@ void MemoryXNode::recover() {
     if (file.torn) spdlog::warn("log '{}' ends in a torn record; it is cut off", path.string());
     for (const std::string& payload : file.records) {
       pb::LogRecord record;
-      if (!record.ParseFromString(payload)) throw ConfigError(fmt::format("log '{}' holds a corrupt record", path.string()));
+      if (!record.ParseFromString(payload))
+        throw ConfigError(fmt::format("log '{}' holds a corrupt record", path.string()));
       if (record.has_created()) {
         if (!store_.contains(record.created().info().tensor_id())) store_.restore(record.created());
       } else if (record.has_applied()) {
         const auto& applied = record.applied();
         if (!store_.contains(applied.tensor_id())) {
-          throw ConfigError(fmt::format("log '{}' updates unknown tensor {}", path.string(), applied.tensor_id()));
+          throw ConfigError(fmt::format("log '{}' updates unknown tensor {}", path.string(),
+                                        applied.tensor_id()));
         }
         const uint64_t next = store_.meta(applied.tensor_id()).next_step;
         if (applied.step() < next) continue;
         if (applied.step() > next) {
-          throw ConfigError(fmt::format("log '{}' skips from step {} to {} of tensor {}", path.string(), next,
-                                        applied.step(), applied.tensor_id()));
+          throw ConfigError(fmt::format("log '{}' skips from step {} to {} of tensor {}",
+                                        path.string(), next, applied.step(), applied.tensor_id()));
         }
         apply_to_record(store_.get(applied.tensor_id()), bytes_to_floats(applied.gradient_fp32()));
       }
@@ -109,8 +115,9 @@ void MemoryXNode::handle_gradient(uint64_t peer_id, const pb::GradientData& data
   const pb::Chunk& chunk = data.chunk();
   const TensorRecord& meta = checked_tensor(chunk.tensor_id());
   if (chunk.tensor_elements() != meta.info.elements()) {
-    throw ProtocolError(fmt::format("gradient chunk says tensor {} has {} elements; it has {}", chunk.tensor_id(),
-                                    chunk.tensor_elements(), meta.info.elements()));
+    throw ProtocolError(fmt::format("gradient chunk says tensor {} has {} elements; it has {}",
+                                    chunk.tensor_id(), chunk.tensor_elements(),
+                                    meta.info.elements()));
   }
   std::vector<float> values = decode_chunk(chunk);  // validates the range
   stats_.add("gradient_chunks_in", 1);
@@ -121,23 +128,26 @@ void MemoryXNode::handle_gradient(uint64_t peer_id, const pb::GradientData& data
     return;
   }
   if (chunk.step() > meta.next_step + options_.max_future_steps) {
-    throw ProtocolError(fmt::format("gradient for step {} of tensor {} is too far ahead of step {}", chunk.step(),
-                                    chunk.tensor_id(), meta.next_step));
+    throw ProtocolError(fmt::format("gradient for step {} of tensor {} is too far ahead of step {}",
+                                    chunk.step(), chunk.tensor_id(), meta.next_step));
   }
   Assembly& assembly = assemblies_[{chunk.tensor_id(), chunk.step()}];
   if (assembly.values.empty()) assembly.values.assign(meta.info.elements(), 0.0f);
   auto next = assembly.chunks.lower_bound(chunk.offset());
   if (next != assembly.chunks.end() && next->first == chunk.offset()) {
-    if (next->second != chunk.count()) throw ProtocolError("gradient chunks of different sizes at the same offset");
+    if (next->second != chunk.count())
+      throw ProtocolError("gradient chunks of different sizes at the same offset");
     ++stats_.counter("duplicate_gradient_chunks");
     return;
   }
   if ((next != assembly.chunks.end() && next->first < chunk.offset() + chunk.count()) ||
-      (next != assembly.chunks.begin() && std::prev(next)->first + std::prev(next)->second > chunk.offset())) {
+      (next != assembly.chunks.begin() &&
+       std::prev(next)->first + std::prev(next)->second > chunk.offset())) {
     throw ProtocolError("overlapping gradient chunks");
   }
   assembly.chunks.emplace(chunk.offset(), chunk.count());
-  std::copy(values.begin(), values.end(), assembly.values.begin() + static_cast<ptrdiff_t>(chunk.offset()));
+  std::copy(values.begin(), values.end(),
+            assembly.values.begin() + static_cast<ptrdiff_t>(chunk.offset()));
   assembly.covered += chunk.count();
   assembly.completed_by = peer_id;
   if (assembly.covered == meta.info.elements()) apply_ready(chunk.tensor_id());
@@ -148,7 +158,8 @@ void MemoryXNode::apply_ready(uint64_t tensor_id) {
   for (;;) {
     const uint64_t step = store_.meta(tensor_id).next_step;
     auto it = assemblies_.find({tensor_id, step});
-    if (it == assemblies_.end() || it->second.covered != store_.meta(tensor_id).info.elements()) break;
+    if (it == assemblies_.end() || it->second.covered != store_.meta(tensor_id).info.elements())
+      break;
     Assembly assembly = std::move(it->second);
     assemblies_.erase(it);
     pb::LogRecord record;
@@ -191,14 +202,16 @@ void MemoryXNode::handle_init(uint64_t peer_id, const pb::InitTensor& init) {
                             info.tensor_id() % options_.shard_count, options_.shard_count));
   }
   if (elements == 0) return fail("a tensor needs at least one element");
-  if (info.elements() != 0 && info.elements() != elements) return fail("elements does not match the shape");
+  if (info.elements() != 0 && info.elements() != elements)
+    return fail("elements does not match the shape");
   if (elements > (1ull << 34)) return fail("tensor too large");
   if (store_.contains(info.tensor_id())) {
     const TensorRecord& existing = store_.meta(info.tensor_id());
     if (existing.info.name() != info.name() || existing.info.layer() != info.layer() ||
-        !std::equal(existing.info.shape().begin(), existing.info.shape().end(), info.shape().begin(), info.shape().end())) {
-      return fail(fmt::format("tensor {} already exists as '{}' (layer {}) with another shape", info.tensor_id(),
-                              existing.info.name(), existing.info.layer()));
+        !std::equal(existing.info.shape().begin(), existing.info.shape().end(),
+                    info.shape().begin(), info.shape().end())) {
+      return fail(fmt::format("tensor {} already exists as '{}' (layer {}) with another shape",
+                              info.tensor_id(), existing.info.name(), existing.info.layer()));
     }
     reply.set_status(pb::InitTensorReply::EXISTS);
     reply.set_next_step(existing.next_step);
@@ -208,13 +221,14 @@ void MemoryXNode::handle_init(uint64_t peer_id, const pb::InitTensor& init) {
   TensorRecord record;
   record.info = info;
   record.info.set_elements(elements);
-  record.optimizer = resolve_optimizer(init.use_node_optimizer() ? pb::OptimizerConfig() : init.optimizer(),
-                                       options_.optimizer);
+  record.optimizer = resolve_optimizer(
+      init.use_node_optimizer() ? pb::OptimizerConfig() : init.optimizer(), options_.optimizer);
   if (init.has_rule()) {
     record.weights = fill_initial_values(init.rule(), elements);
   } else {
     if (init.values_fp32().size() != elements * 4) {
-      return fail(fmt::format("{} bytes of initial values for {} elements", init.values_fp32().size(), elements));
+      return fail(fmt::format("{} bytes of initial values for {} elements",
+                              init.values_fp32().size(), elements));
     }
     record.weights = bytes_to_floats(init.values_fp32());
   }
@@ -231,8 +245,8 @@ void MemoryXNode::handle_init(uint64_t peer_id, const pb::InitTensor& init) {
   state.set_slot1_fp32(floats_to_bytes(record.slot1));
   state.set_slot2_fp32(floats_to_bytes(record.slot2));
   log_->append(log_record);
-  spdlog::info("created tensor {} '{}' (layer {}, {} elements, {})", info.tensor_id(), info.name(), info.layer(),
-               elements, optimizer_kind_name(record.optimizer.kind()));
+  spdlog::info("created tensor {} '{}' (layer {}, {} elements, {})", info.tensor_id(), info.name(),
+               info.layer(), elements, optimizer_kind_name(record.optimizer.kind()));
   store_.create(std::move(record));
   dirty_ = true;
   if (store_.size() == 1) checkpointed_step_ = store_.min_next_step();
@@ -259,11 +273,13 @@ std::filesystem::path MemoryXNode::checkpoint_now() {
   const auto path = write_checkpoint(options_.store_dir, header, store_.ids(),
                                      [this](uint64_t id) { return store_.snapshot(id); });
   sequence_ = header.sequence();
-  log_ = std::make_unique<WriteAheadLog>(log_path(options_.store_dir, sequence_), 0, options_.sync_log);
+  log_ = std::make_unique<WriteAheadLog>(log_path(options_.store_dir, sequence_), 0,
+                                         options_.sync_log);
   checkpointed_step_ = store_.min_next_step();
   dirty_ = false;
   ++stats_.counter("checkpoints_written");
-  spdlog::info("checkpoint {} written at step {}: {}", sequence_, checkpointed_step_, path.string());
+  spdlog::info("checkpoint {} written at step {}: {}", sequence_, checkpointed_step_,
+               path.string());
   // Keep the newest checkpoints and every log a kept checkpoint may need.
   const StoreListing listing = list_store(options_.store_dir);
   std::vector<uint64_t> sequences;

@@ -1,10 +1,10 @@
 #include "runtime/cluster/optimizer.hpp"
 
+#include <fmt/format.h>
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <cmath>
-#include <fmt/format.h>
 #include <numbers>
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xmath.hpp>
@@ -36,20 +36,28 @@ pb::OptimizerKind parse_optimizer_kind(const std::string& name) {
 
 std::string optimizer_kind_name(pb::OptimizerKind kind) {
   switch (kind) {
-    case pb::SGD: return "sgd";
-    case pb::MOMENTUM: return "momentum";
-    case pb::ADAM: return "adam";
-    case pb::ADAMW: return "adamw";
-    default: return "default";
+    case pb::SGD:
+      return "sgd";
+    case pb::MOMENTUM:
+      return "momentum";
+    case pb::ADAM:
+      return "adam";
+    case pb::ADAMW:
+      return "adamw";
+    default:
+      return "default";
   }
 }
 
 int optimizer_slot_count(pb::OptimizerKind kind) {
   switch (kind) {
-    case pb::MOMENTUM: return 1;
+    case pb::MOMENTUM:
+      return 1;
     case pb::ADAM:
-    case pb::ADAMW: return 2;
-    default: return 0;
+    case pb::ADAMW:
+      return 2;
+    default:
+      return 0;
   }
 }
 
@@ -152,15 +160,20 @@ std::vector<float> fill_initial_values(const pb::InitRule& rule, uint64_t elemen
     const uint64_t x = splitmix64(rule.seed() + i * 0x9E3779B97F4A7C15ull);
     const double u1 = static_cast<double>(x >> 40) * 0x1.0p-24;
     switch (rule.kind()) {
-      case pb::InitRule::CONSTANT: out[i] = rule.a(); break;
-      case pb::InitRule::UNIFORM: out[i] = static_cast<float>(a + (b - a) * u1); break;
+      case pb::InitRule::CONSTANT:
+        out[i] = rule.a();
+        break;
+      case pb::InitRule::UNIFORM:
+        out[i] = static_cast<float>(a + (b - a) * u1);
+        break;
       case pb::InitRule::NORMAL: {
         const double u2 = static_cast<double>((x >> 16) & 0xFFFFFFull) * 0x1.0p-24;
         out[i] = static_cast<float>(a + b * std::sqrt(-2.0 * std::log(1.0 - u1)) *
                                             std::cos(2.0 * std::numbers::pi * u2));
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   return out;

@@ -26,7 +26,8 @@ namespace wsemu::cluster {
 
 // Defaults of unset (zero) hyper-parameters: lr 0.01, momentum 0.9, beta1 0.9, beta2 0.999,
 // eps 1e-8, grad_scale 1. weight_decay stays 0 unless given.
-pb::OptimizerConfig resolve_optimizer(const pb::OptimizerConfig& requested, const pb::OptimizerConfig& node_default);
+pb::OptimizerConfig resolve_optimizer(const pb::OptimizerConfig& requested,
+                                      const pb::OptimizerConfig& node_default);
 
 pb::OptimizerKind parse_optimizer_kind(const std::string& name);  // throws ConfigError
 std::string optimizer_kind_name(pb::OptimizerKind kind);

@@ -1,8 +1,9 @@
 #include "runtime/cluster/protocol.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cstdlib>
-#include <fmt/format.h>
 #include <fstream>
 
 namespace wsemu::cluster {
@@ -63,8 +64,8 @@ std::string load_token(const std::string& token_file) {
     std::getline(in, line);
     std::string token = strip(line);
     if (token.empty()) {
-      throw ConfigError(fmt::format("the token file '{}' is empty (its first line is the token)",
-                                    token_file));
+      throw ConfigError(
+          fmt::format("the token file '{}' is empty (its first line is the token)", token_file));
     }
     return token;
   }
@@ -140,7 +141,10 @@ uint64_t parse_byte_size(std::string_view text) {
     last = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
   }
   if (last == 'K' || last == 'M' || last == 'G' || last == 'T') {
-    multiplier = last == 'K' ? 1ull << 10 : last == 'M' ? 1ull << 20 : last == 'G' ? 1ull << 30 : 1ull << 40;
+    multiplier = last == 'K'   ? 1ull << 10
+                 : last == 'M' ? 1ull << 20
+                 : last == 'G' ? 1ull << 30
+                               : 1ull << 40;
     text.remove_suffix(1);
   }
   if (text.empty()) throw ConfigError("byte size without a number");
@@ -156,11 +160,16 @@ uint64_t parse_byte_size(std::string_view text) {
 
 std::string_view role_name(pb::Role role) {
   switch (role) {
-    case pb::MEMORYX: return "memoryx";
-    case pb::SWARMX: return "swarmx";
-    case pb::LEAF: return "leaf";
-    case pb::ORCHESTRATOR: return "orchestrator";
-    default: return "unspecified";
+    case pb::MEMORYX:
+      return "memoryx";
+    case pb::SWARMX:
+      return "swarmx";
+    case pb::LEAF:
+      return "leaf";
+    case pb::ORCHESTRATOR:
+      return "orchestrator";
+    default:
+      return "unspecified";
   }
 }
 

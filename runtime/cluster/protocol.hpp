@@ -43,7 +43,8 @@ class ConfigError : public std::runtime_error {
 };
 
 // The serialized frame (header + payload) of an envelope.
-std::string encode_frame(const pb::Envelope& envelope, size_t max_frame_bytes = kDefaultMaxFrameBytes);
+std::string encode_frame(const pb::Envelope& envelope,
+                         size_t max_frame_bytes = kDefaultMaxFrameBytes);
 
 uint32_t decode_frame_length(const unsigned char* header);
 

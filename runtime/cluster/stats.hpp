@@ -23,9 +23,9 @@ struct PeerCounters {
   uint64_t bytes_out = 0;
   uint64_t frames_in = 0;
   uint64_t frames_out = 0;
-  uint64_t connections = 0;   // times this peer (re)connected
+  uint64_t connections = 0;  // times this peer (re)connected
   bool connected = false;
-  uint64_t queue_bytes = 0;   // outgoing bytes waiting now
+  uint64_t queue_bytes = 0;  // outgoing bytes waiting now
   uint64_t queue_frames = 0;
   uint64_t max_queue_bytes = 0;
 };

@@ -40,7 +40,9 @@ int SwarmXNode::run() {
   acceptor_.set_option(tcp::acceptor::reuse_address(true));
   boost::system::error_code ec;
   acceptor_.bind(endpoint, ec);
-  if (ec) throw ConfigError(fmt::format("cannot listen on {}: {}", options_.listen.to_string(), ec.message()));
+  if (ec)
+    throw ConfigError(
+        fmt::format("cannot listen on {}: {}", options_.listen.to_string(), ec.message()));
   acceptor_.listen();
   const Address bound{options_.listen.host, acceptor_.local_endpoint().port()};
   stats_.set_info("listen", bound.to_string());
@@ -55,9 +57,8 @@ int SwarmXNode::run() {
     link_options.hello.set_name(options_.name);
     link_options.limits = options_.limits;
     UpstreamLink::Handlers handlers;
-    handlers.on_connected = [this, i](const std::shared_ptr<Connection>& c, const pb::HelloReply& r) {
-      on_upstream_connected(i, c, r);
-    };
+    handlers.on_connected = [this, i](const std::shared_ptr<Connection>& c,
+                                      const pb::HelloReply& r) { on_upstream_connected(i, c, r); };
     handlers.on_frame = [this, i](pb::Envelope& envelope) { on_upstream_frame(i, envelope); };
     handlers.on_disconnected = [this, i](const std::string& reason) {
       spdlog::warn("upstream {} lost: {}; reconnecting", options_.upstreams[i].to_string(), reason);
@@ -67,14 +68,16 @@ int SwarmXNode::run() {
       }
     };
     handlers.on_refused = [this, i](const std::string& reason) {
-      spdlog::error("upstream {} refused the handshake: {}", options_.upstreams[i].to_string(), reason);
+      spdlog::error("upstream {} refused the handshake: {}", options_.upstreams[i].to_string(),
+                    reason);
     };
     auto link = std::make_shared<UpstreamLink>(io_, link_options, handlers);
     link->attach_counters(stats_.peer(fmt::format("upstream-{}", i), "upstream", "upstream"));
     upstreams_.push_back({link, false});
   }
-  spdlog::info("swarmx '{}' listening on {} (fanout {}, rank {}, {} upstream{})", options_.name, bound.to_string(),
-               options_.fanout, options_.rank, upstreams_.size(), upstreams_.size() == 1 ? "" : "s");
+  spdlog::info("swarmx '{}' listening on {} (fanout {}, rank {}, {} upstream{})", options_.name,
+               bound.to_string(), options_.fanout, options_.rank, upstreams_.size(),
+               upstreams_.size() == 1 ? "" : "s");
   if (!options_.port_file.empty()) {
     std::ofstream(options_.port_file + ".tmp") << bound.to_string() << '\n';
     std::filesystem::rename(options_.port_file + ".tmp", options_.port_file);
@@ -118,7 +121,8 @@ std::optional<uint32_t> SwarmXNode::rank_of(uint64_t connection_id) const {
   return it->second;
 }
 
-void SwarmXNode::child_handshake(uint64_t connection_id, const std::shared_ptr<Connection>& connection,
+void SwarmXNode::child_handshake(uint64_t connection_id,
+                                 const std::shared_ptr<Connection>& connection,
                                  pb::Envelope& envelope) {
   pb::Envelope reply;
   auto& answer = *reply.mutable_hello_reply();
@@ -132,18 +136,20 @@ void SwarmXNode::child_handshake(uint64_t connection_id, const std::shared_ptr<C
   } else {
     const pb::Hello& hello = envelope.hello();
     if (hello.protocol_version() != kProtocolVersion) {
-      refusal = fmt::format("protocol version {} is not supported (this node speaks {})", hello.protocol_version(),
-                            kProtocolVersion);
+      refusal = fmt::format("protocol version {} is not supported (this node speaks {})",
+                            hello.protocol_version(), kProtocolVersion);
     } else if (!tokens_equal(hello.token(), options_.token)) {
       refusal = "wrong token";
-    } else if (hello.role() != pb::SWARMX && hello.role() != pb::LEAF && hello.role() != pb::ORCHESTRATOR) {
+    } else if (hello.role() != pb::SWARMX && hello.role() != pb::LEAF &&
+               hello.role() != pb::ORCHESTRATOR) {
       refusal = fmt::format("role '{}' cannot connect to swarmx", role_name(hello.role()));
     } else if (hello.role() != pb::ORCHESTRATOR && !children_.count(hello.rank()) &&
                children_.size() >= options_.fanout) {
       std::string ranks;
-      for (const auto& [rank, child] : children_) ranks += fmt::format("{}{}", ranks.empty() ? "" : ",", rank);
-      refusal = fmt::format("all {} child slots are taken (ranks {}); rank {} has no place", options_.fanout, ranks,
-                            hello.rank());
+      for (const auto& [rank, child] : children_)
+        ranks += fmt::format("{}{}", ranks.empty() ? "" : ",", rank);
+      refusal = fmt::format("all {} child slots are taken (ranks {}); rank {} has no place",
+                            options_.fanout, ranks, hello.rank());
     }
   }
   if (!refusal.empty()) {
@@ -159,24 +165,26 @@ void SwarmXNode::child_handshake(uint64_t connection_id, const std::shared_ptr<C
   connection->set_authenticated();
   answer.set_accepted(true);
   if (hello.role() == pb::ORCHESTRATOR) {
-    connection->attach_counters(stats_.peer("orchestrator-" + hello.name(), "orchestrator", "client"));
+    connection->attach_counters(
+        stats_.peer("orchestrator-" + hello.name(), "orchestrator", "client"));
     connection->send(reply);
     return;
   }
   const uint32_t rank = hello.rank();
   Child& child = children_[rank];
   if (child.connection && child.connection->is_open()) {
-    spdlog::warn("rank {} connected again from {}; closing its old connection", rank, connection->remote());
+    spdlog::warn("rank {} connected again from {}; closing its old connection", rank,
+                 connection->remote());
     child.connection->close("replaced by a new connection of the same rank");
   }
   child.connection = connection;
   connection_rank_[connection_id] = rank;
-  connection->attach_counters(
-      stats_.peer(fmt::format("{}-{}", role_name(hello.role()), rank), std::string(role_name(hello.role())), "child"));
+  connection->attach_counters(stats_.peer(fmt::format("{}-{}", role_name(hello.role()), rank),
+                                          std::string(role_name(hello.role())), "child"));
   connection->send(reply);
   stats_.set_info("registered_children", children_.size());
-  spdlog::info("child {} rank {} connected from {} ({}/{} registered)", role_name(hello.role()), rank,
-               connection->remote(), children_.size(), options_.fanout);
+  spdlog::info("child {} rank {} connected from {} ({}/{} registered)", role_name(hello.role()),
+               rank, connection->remote(), children_.size(), options_.fanout);
   for (auto& upstream : upstreams_) {
     if (upstream.paused_for_children) {
       connection->pause_reading();
@@ -202,10 +210,17 @@ void SwarmXNode::on_child_frame(uint64_t connection_id, pb::Envelope& envelope) 
   const auto rank = rank_of(connection_id);
   if (!rank) throw ProtocolError("this connection may only ask for status");
   switch (envelope.body_case()) {
-    case pb::Envelope::kWeightRequest: handle_weight_request(*rank, connection_id, envelope.weight_request()); break;
-    case pb::Envelope::kGradientData: handle_gradient(*rank, envelope.gradient_data()); break;
-    case pb::Envelope::kGradientQuery: handle_child_query(*rank, envelope.gradient_query()); break;
-    case pb::Envelope::kHello: throw ProtocolError("a second Hello");
+    case pb::Envelope::kWeightRequest:
+      handle_weight_request(*rank, connection_id, envelope.weight_request());
+      break;
+    case pb::Envelope::kGradientData:
+      handle_gradient(*rank, envelope.gradient_data());
+      break;
+    case pb::Envelope::kGradientQuery:
+      handle_child_query(*rank, envelope.gradient_query());
+      break;
+    case pb::Envelope::kHello:
+      throw ProtocolError("a second Hello");
     default:
       throw ProtocolError(fmt::format("swarmx does not accept message #{} from a child",
                                       static_cast<int>(envelope.body_case())));
@@ -217,7 +232,8 @@ void SwarmXNode::on_child_closed(uint64_t connection_id, const std::string& reas
   connections_.erase(connection_id);
   children_paused_for_upstream_.erase(connection_id);
   const auto rank = rank_of(connection_id);
-  if (reason.find("protocol error") != std::string::npos || reason.find("frame") != std::string::npos) {
+  if (reason.find("protocol error") != std::string::npos ||
+      reason.find("frame") != std::string::npos) {
     ++stats_.counter("protocol_errors");
     spdlog::warn("closed connection from {}: {}", connection ? connection->remote() : "?", reason);
   }
@@ -233,50 +249,66 @@ void SwarmXNode::on_child_closed(uint64_t connection_id, const std::string& reas
   for (auto& [id, group] : groups_) {
     if (group.forwarded) continue;
     auto member = group.members.find(*rank);
-    if (member != group.members.end() && member->second.connection_id == connection_id) group.members.erase(member);
+    if (member != group.members.end() && member->second.connection_id == connection_id)
+      group.members.erase(member);
   }
   // A stream it was receiving must not wait for it.
   for (size_t i = 0; i < upstreams_.size(); ++i) apply_child_backpressure(i);
 }
 
-void SwarmXNode::on_upstream_connected(size_t index, const std::shared_ptr<Connection>&, const pb::HelloReply& reply) {
+void SwarmXNode::on_upstream_connected(size_t index, const std::shared_ptr<Connection>&,
+                                       const pb::HelloReply& reply) {
   const uint32_t expected_count = static_cast<uint32_t>(upstreams_.size());
   const uint32_t count = reply.shard_count() == 0 ? 1 : reply.shard_count();
   if (count != expected_count || reply.shard_index() != index) {
-    spdlog::error("upstream {} is shard {}/{}, but it was given as upstream {} of {}: give --upstream once per "
-                  "memoryx shard, in shard order",
-                  options_.upstreams[index].to_string(), reply.shard_index(), count, index, expected_count);
+    spdlog::error(
+        "upstream {} is shard {}/{}, but it was given as upstream {} of {}: give --upstream once "
+        "per "
+        "memoryx shard, in shard order",
+        options_.upstreams[index].to_string(), reply.shard_index(), count, index, expected_count);
     upstreams_[index].link->connection()->close("wrong shard layout");
     return;
   }
-  spdlog::info("connected to upstream {} ({} '{}')", options_.upstreams[index].to_string(), role_name(reply.role()),
-               reply.name());
+  spdlog::info("connected to upstream {} ({} '{}')", options_.upstreams[index].to_string(),
+               role_name(reply.role()), reply.name());
   stats_.counter("upstream_reconnects") = 0;
-  for (const auto& upstream : upstreams_) stats_.add("upstream_reconnects", upstream.link->reconnects());
+  for (const auto& upstream : upstreams_)
+    stats_.add("upstream_reconnects", upstream.link->reconnects());
   resend_to_upstream(index);
 }
 
 void SwarmXNode::on_upstream_frame(size_t index, pb::Envelope& envelope) {
   switch (envelope.body_case()) {
-    case pb::Envelope::kWeightData: on_weight_data(index, *envelope.mutable_weight_data()); break;
-    case pb::Envelope::kWeightEnd: on_weight_end(index, envelope.weight_end()); break;
-    case pb::Envelope::kGradientAck: handle_ack(envelope.gradient_ack()); break;
-    case pb::Envelope::kError: spdlog::warn("upstream reports: {}", envelope.error().message()); break;
+    case pb::Envelope::kWeightData:
+      on_weight_data(index, *envelope.mutable_weight_data());
+      break;
+    case pb::Envelope::kWeightEnd:
+      on_weight_end(index, envelope.weight_end());
+      break;
+    case pb::Envelope::kGradientAck:
+      handle_ack(envelope.gradient_ack());
+      break;
+    case pb::Envelope::kError:
+      spdlog::warn("upstream reports: {}", envelope.error().message());
+      break;
     default:
-      throw ProtocolError(fmt::format("unexpected message #{} from upstream", static_cast<int>(envelope.body_case())));
+      throw ProtocolError(fmt::format("unexpected message #{} from upstream",
+                                      static_cast<int>(envelope.body_case())));
   }
 }
 
-void SwarmXNode::handle_weight_request(uint32_t rank, uint64_t connection_id, const pb::WeightRequest& request) {
+void SwarmXNode::handle_weight_request(uint32_t rank, uint64_t connection_id,
+                                       const pb::WeightRequest& request) {
   ++stats_.counter("weight_requests_in");
-  const WeightKey key{request.step(),
-                      request.layer(),
-                      request.pass(),
-                      static_cast<int>(request.dtype() == pb::DTYPE_UNSPECIFIED ? pb::FP32 : request.dtype()),
-                      static_cast<int>(request.sparsity().mode()),
-                      request.sparsity().threshold(),
-                      request.sparsity().keep_fraction(),
-                      request.chunk_elements()};
+  const WeightKey key{
+      request.step(),
+      request.layer(),
+      request.pass(),
+      static_cast<int>(request.dtype() == pb::DTYPE_UNSPECIFIED ? pb::FP32 : request.dtype()),
+      static_cast<int>(request.sparsity().mode()),
+      request.sparsity().threshold(),
+      request.sparsity().keep_fraction(),
+      request.chunk_elements()};
   uint64_t group_id;
   auto gathering = gathering_.find(key);
   if (gathering != gathering_.end()) {
@@ -336,10 +368,12 @@ void SwarmXNode::forward(uint64_t group_id) {
   }
 }
 
-std::shared_ptr<Connection> SwarmXNode::member_connection(uint32_t rank, const Member& member) const {
+std::shared_ptr<Connection> SwarmXNode::member_connection(uint32_t rank,
+                                                          const Member& member) const {
   auto it = children_.find(rank);
   if (it == children_.end() || !it->second.connection) return nullptr;
-  if (it->second.connection->id() != member.connection_id || !it->second.connection->is_open()) return nullptr;
+  if (it->second.connection->id() != member.connection_id || !it->second.connection->is_open())
+    return nullptr;
   return it->second.connection;
 }
 

@@ -55,8 +55,8 @@ class SwarmXNode {
 
  private:
   using WeightKey = std::tuple<uint64_t, uint32_t, uint32_t, int, int, float, float, uint32_t>;
-  using StepKey = std::pair<uint64_t, uint64_t>;                          // (tensor, step)
-  using SlotKey = std::tuple<uint64_t, uint64_t, uint64_t>;               // (tensor, step, offset)
+  using StepKey = std::pair<uint64_t, uint64_t>;             // (tensor, step)
+  using SlotKey = std::tuple<uint64_t, uint64_t, uint64_t>;  // (tensor, step, offset)
 
   struct Child {
     std::shared_ptr<Connection> connection;  // null while disconnected
@@ -74,7 +74,7 @@ class SwarmXNode {
     bool forwarded = false;
     bool resend = false;
     std::set<size_t> upstreams_ended;
-    pb::WeightEnd end;                   // merged
+    pb::WeightEnd end;  // merged
     std::shared_ptr<asio::steady_timer> flush_timer;
   };
   struct Slot {
@@ -92,10 +92,13 @@ class SwarmXNode {
   void accept_next();
   void on_child_frame(uint64_t connection_id, pb::Envelope& envelope);
   void on_child_closed(uint64_t connection_id, const std::string& reason);
-  void child_handshake(uint64_t connection_id, const std::shared_ptr<Connection>& connection, pb::Envelope& envelope);
-  void on_upstream_connected(size_t index, const std::shared_ptr<Connection>& connection, const pb::HelloReply& reply);
+  void child_handshake(uint64_t connection_id, const std::shared_ptr<Connection>& connection,
+                       pb::Envelope& envelope);
+  void on_upstream_connected(size_t index, const std::shared_ptr<Connection>& connection,
+                             const pb::HelloReply& reply);
   void on_upstream_frame(size_t index, pb::Envelope& envelope);
-  void handle_weight_request(uint32_t rank, uint64_t connection_id, const pb::WeightRequest& request);
+  void handle_weight_request(uint32_t rank, uint64_t connection_id,
+                             const pb::WeightRequest& request);
   void maybe_forward(uint64_t group_id);
   void forward(uint64_t group_id);
   void on_weight_data(size_t index, pb::WeightData& data);
@@ -138,7 +141,8 @@ class SwarmXNode {
   std::map<WeightKey, std::set<uint32_t>> served_;
   std::deque<WeightKey> served_order_;
   std::map<SlotKey, Slot> slots_;
-  std::map<StepKey, std::map<uint64_t, std::shared_ptr<const std::string>>> retained_;  // sums awaiting ack
+  std::map<StepKey, std::map<uint64_t, std::shared_ptr<const std::string>>>
+      retained_;  // sums awaiting ack
   std::set<StepKey> acked_;
   std::deque<StepKey> acked_order_;
   std::set<StepKey> queried_;

@@ -23,7 +23,8 @@ void SwarmXNode::handle_gradient(uint32_t rank, const pb::GradientData& data) {
     return;
   }
   auto retained = retained_.find(step_key);
-  if (retained != retained_.end() && retained->second.count(chunk.offset())) return;  // already summed
+  if (retained != retained_.end() && retained->second.count(chunk.offset()))
+    return;  // already summed
   std::vector<float> values = decode_chunk(chunk);
   const SlotKey key{chunk.tensor_id(), chunk.step(), chunk.offset()};
   Slot& slot = slots_[key];
@@ -32,9 +33,10 @@ void SwarmXNode::handle_gradient(uint32_t rank, const pb::GradientData& data) {
     slot.layer = chunk.layer();
     slot.tensor_elements = chunk.tensor_elements();
   } else if (slot.count != chunk.count() || slot.tensor_elements != chunk.tensor_elements()) {
-    throw ProtocolError(fmt::format("gradient chunk of tensor {} step {} at offset {} has {} elements, another "
-                                    "child sent {}: all children must chunk the same way",
-                                    chunk.tensor_id(), chunk.step(), chunk.offset(), chunk.count(), slot.count));
+    throw ProtocolError(
+        fmt::format("gradient chunk of tensor {} step {} at offset {} has {} elements, another "
+                    "child sent {}: all children must chunk the same way",
+                    chunk.tensor_id(), chunk.step(), chunk.offset(), chunk.count(), slot.count));
   }
   Child& child = children_.at(rank);
   auto [part, inserted] = slot.parts.try_emplace(rank);
@@ -49,7 +51,8 @@ void SwarmXNode::handle_gradient(uint32_t rank, const pb::GradientData& data) {
     slots_.erase(key);
     return;
   }
-  if (child.buffered_bytes > options_.child_buffer_bytes && !child.paused_for_buffer && child.connection) {
+  if (child.buffered_bytes > options_.child_buffer_bytes && !child.paused_for_buffer &&
+      child.connection) {
     child.paused_for_buffer = true;
     child.connection->pause_reading();
     ++stats_.counter("child_buffer_pauses");
@@ -75,7 +78,8 @@ void SwarmXNode::complete_slot(const SlotKey& key, Slot& slot) {
   chunk.set_offset(offset);
   chunk.set_tensor_elements(slot.tensor_elements);
   encode_chunk_values(sum, {}, pb::FP32, chunk);
-  auto frame = std::make_shared<const std::string>(encode_frame(envelope, options_.limits.max_frame_bytes));
+  auto frame =
+      std::make_shared<const std::string>(encode_frame(envelope, options_.limits.max_frame_bytes));
   retained_[{tensor_id, step}][offset] = frame;
   ++stats_.counter("reductions_completed");
   stats_.add("gradient_chunks_out", 1);
@@ -92,7 +96,8 @@ void SwarmXNode::release_buffer(uint32_t rank, uint64_t bytes) {
   }
 }
 
-void SwarmXNode::send_upstream_frame(uint64_t tensor_id, const std::shared_ptr<const std::string>& frame) {
+void SwarmXNode::send_upstream_frame(uint64_t tensor_id,
+                                     const std::shared_ptr<const std::string>& frame) {
   const size_t index = upstream_of(tensor_id);
   auto connection = upstreams_[index].link->connection();
   if (!connection) return;  // sent again on reconnect (resend_to_upstream)
@@ -101,7 +106,8 @@ void SwarmXNode::send_upstream_frame(uint64_t tensor_id, const std::shared_ptr<c
 }
 
 void SwarmXNode::send_upstream(uint64_t tensor_id, const pb::Envelope& envelope) {
-  if (auto connection = upstreams_[upstream_of(tensor_id)].link->connection()) connection->send(envelope);
+  if (auto connection = upstreams_[upstream_of(tensor_id)].link->connection())
+    connection->send(envelope);
 }
 
 void SwarmXNode::pause_children_for_upstream(size_t index) {
@@ -158,7 +164,8 @@ void SwarmXNode::handle_ack(const pb::GradientAck& ack) {
   queried_.erase(key);
   auto first = slots_.lower_bound(SlotKey{ack.tensor_id(), ack.step(), 0});
   auto last = first;
-  while (last != slots_.end() && std::get<0>(last->first) == ack.tensor_id() && std::get<1>(last->first) == ack.step()) {
+  while (last != slots_.end() && std::get<0>(last->first) == ack.tensor_id() &&
+         std::get<1>(last->first) == ack.step()) {
     for (const auto& [rank, values] : last->second.parts) release_buffer(rank, values.size() * 4);
     ++last;
   }
@@ -199,7 +206,8 @@ void SwarmXNode::resend_to_upstream(size_t index) {
     if (upstream_of(key.first) != index) continue;
     for (const auto& [offset, frame] : frames) {
       // The stored frame has resend = false; the receiver treats both alike, except for queries.
-      pb::Envelope envelope = parse_envelope(frame->data() + kFrameHeaderBytes, frame->size() - kFrameHeaderBytes);
+      pb::Envelope envelope =
+          parse_envelope(frame->data() + kFrameHeaderBytes, frame->size() - kFrameHeaderBytes);
       envelope.mutable_gradient_data()->set_resend(true);
       connection->send(envelope);
       ++sums;
@@ -213,7 +221,8 @@ void SwarmXNode::resend_to_upstream(size_t index) {
     connection->send(envelope);
   }
   if (requests || sums) {
-    spdlog::info("sent again to upstream {}: {} weight requests, {} gradient sums", index, requests, sums);
+    spdlog::info("sent again to upstream {}: {} weight requests, {} gradient sums", index, requests,
+                 sums);
   }
 }
 

@@ -1,10 +1,11 @@
 #include "runtime/cluster/tensor_codec.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
-#include <fmt/format.h>
 #include <numeric>
 
 namespace wsemu::cluster {
@@ -24,7 +25,7 @@ uint16_t float_to_fp16(float value) {
   if (half_exponent >= 0x1F) return static_cast<uint16_t>(sign | 0x7C00u);  // overflow -> inf
   if (half_exponent <= 0) {
     if (half_exponent < -10) return static_cast<uint16_t>(sign);  // underflows to zero
-    mantissa |= 0x800000u;  // implicit leading one
+    mantissa |= 0x800000u;                                        // implicit leading one
     const uint32_t shift = static_cast<uint32_t>(14 - half_exponent);
     uint32_t half_mantissa = mantissa >> shift;
     const uint32_t remainder = mantissa & ((1u << shift) - 1);
@@ -71,13 +72,17 @@ uint16_t float_to_bf16(float value) {
   return static_cast<uint16_t>((bits + rounding) >> 16);
 }
 
-float bf16_to_float(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+float bf16_to_float(uint16_t bits) {
+  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+}
 
 size_t dtype_bytes(pb::DType dtype) {
   switch (dtype) {
     case pb::FP16:
-    case pb::BF16: return 2;
-    default: return 4;
+    case pb::BF16:
+      return 2;
+    default:
+      return 4;
   }
 }
 
@@ -86,7 +91,8 @@ static bool valid_dtype(int dtype) {
          dtype == pb::BF16;
 }
 
-std::vector<uint8_t> sparsity_keep_mask(std::span<const float> tensor, const pb::Sparsity& sparsity) {
+std::vector<uint8_t> sparsity_keep_mask(std::span<const float> tensor,
+                                        const pb::Sparsity& sparsity) {
   std::vector<uint8_t> keep;
   switch (sparsity.mode()) {
     case pb::Sparsity::THRESHOLD: {
@@ -97,7 +103,8 @@ std::vector<uint8_t> sparsity_keep_mask(std::span<const float> tensor, const pb:
     }
     case pb::Sparsity::TOP_K: {
       const double fraction = std::clamp(static_cast<double>(sparsity.keep_fraction()), 0.0, 1.0);
-      const size_t k = static_cast<size_t>(std::ceil(fraction * static_cast<double>(tensor.size())));
+      const size_t k =
+          static_cast<size_t>(std::ceil(fraction * static_cast<double>(tensor.size())));
       keep.assign(tensor.size(), 0);
       std::vector<uint32_t> order(tensor.size());
       std::iota(order.begin(), order.end(), 0u);
@@ -108,7 +115,8 @@ std::vector<uint8_t> sparsity_keep_mask(std::span<const float> tensor, const pb:
         return a < b;
       };
       if (k < order.size()) {
-        std::nth_element(order.begin(), order.begin() + static_cast<ptrdiff_t>(k), order.end(), larger);
+        std::nth_element(order.begin(), order.begin() + static_cast<ptrdiff_t>(k), order.end(),
+                         larger);
       }
       for (size_t i = 0; i < std::min(k, order.size()); ++i) keep[order[i]] = 1;
       break;
@@ -160,6 +168,10 @@ void encode_chunk_values(std::span<const float> values, std::span<const uint8_t>
   const size_t bitmap_cost = kept * element_bytes + (values.size() + 7) / 8;
   if (keep.empty() || kept == values.size() || std::min(index_cost, bitmap_cost) >= dense_cost) {
     chunk.set_layout(pb::DENSE);
+    if (dtype == pb::FP32 && keep.empty()) {  // the common case: one copy
+      out->assign(reinterpret_cast<const char*>(values.data()), dense_cost);
+      return;
+    }
     out->reserve(dense_cost);
     for (size_t i = 0; i < values.size(); ++i) {
       append_value(*out, keep.empty() || keep[i] ? values[i] : 0.0f, dtype);
@@ -192,28 +204,37 @@ void encode_chunk_values(std::span<const float> values, std::span<const uint8_t>
 }
 
 std::vector<float> decode_chunk(const pb::Chunk& chunk) {
-  if (!valid_dtype(chunk.dtype())) throw ProtocolError(fmt::format("unknown dtype {}", static_cast<int>(chunk.dtype())));
+  if (!valid_dtype(chunk.dtype()))
+    throw ProtocolError(fmt::format("unknown dtype {}", static_cast<int>(chunk.dtype())));
   const pb::DType dtype = chunk.dtype() == pb::DTYPE_UNSPECIFIED ? pb::FP32 : chunk.dtype();
   const size_t element_bytes = dtype_bytes(dtype);
   const size_t count = chunk.count();
-  if (chunk.offset() > chunk.tensor_elements() || count > chunk.tensor_elements() - chunk.offset()) {
+  if (chunk.offset() > chunk.tensor_elements() ||
+      count > chunk.tensor_elements() - chunk.offset()) {
     throw ProtocolError(fmt::format("chunk [{}, +{}) lies outside its tensor of {} elements",
                                     chunk.offset(), count, chunk.tensor_elements()));
   }
   const std::string& values = chunk.values();
-  if (values.size() % element_bytes != 0) throw ProtocolError("chunk values are not whole elements");
+  if (values.size() % element_bytes != 0)
+    throw ProtocolError("chunk values are not whole elements");
   const size_t present = values.size() / element_bytes;
   std::vector<float> out(count, 0.0f);
   switch (chunk.layout()) {
     case pb::DENSE:
       if (present != count) {
-        throw ProtocolError(fmt::format("dense chunk carries {} values for {} elements", present, count));
+        throw ProtocolError(
+            fmt::format("dense chunk carries {} values for {} elements", present, count));
       }
-      for (size_t i = 0; i < count; ++i) out[i] = read_value(values, i, dtype);
+      if (dtype == pb::FP32) {
+        if (count) std::memcpy(out.data(), values.data(), count * 4);
+      } else {
+        for (size_t i = 0; i < count; ++i) out[i] = read_value(values, i, dtype);
+      }
       break;
     case pb::SPARSE_INDICES: {
       const std::string& indices = chunk.index_u32();
-      if (indices.size() != present * 4) throw ProtocolError("sparse chunk: index and value counts differ");
+      if (indices.size() != present * 4)
+        throw ProtocolError("sparse chunk: index and value counts differ");
       int64_t previous = -1;
       for (size_t i = 0; i < present; ++i) {
         uint32_t index;
@@ -228,14 +249,17 @@ std::vector<float> decode_chunk(const pb::Chunk& chunk) {
     }
     case pb::SPARSE_BITMAP: {
       const std::string& bitmap = chunk.bitmap();
-      if (bitmap.size() != (count + 7) / 8) throw ProtocolError("sparse chunk: bitmap size does not match count");
+      if (bitmap.size() != (count + 7) / 8)
+        throw ProtocolError("sparse chunk: bitmap size does not match count");
       size_t next = 0;
       for (size_t i = 0; i < count; ++i) {
         if (!((static_cast<uint8_t>(bitmap[i / 8]) >> (i % 8)) & 1u)) continue;
-        if (next >= present) throw ProtocolError("sparse chunk: bitmap marks more elements than it carries");
+        if (next >= present)
+          throw ProtocolError("sparse chunk: bitmap marks more elements than it carries");
         out[i] = read_value(values, next++, dtype);
       }
-      if (next != present) throw ProtocolError("sparse chunk: bitmap marks fewer elements than it carries");
+      if (next != present)
+        throw ProtocolError("sparse chunk: bitmap marks fewer elements than it carries");
       break;
     }
     default:
@@ -259,7 +283,8 @@ std::string floats_to_bytes(std::span<const float> values) {
 }
 
 std::vector<float> bytes_to_floats(const std::string& bytes) {
-  if (bytes.size() % 4 != 0) throw ProtocolError("fp32 byte string is not a whole number of values");
+  if (bytes.size() % 4 != 0)
+    throw ProtocolError("fp32 byte string is not a whole number of values");
   std::vector<float> out(bytes.size() / 4);
   if (!out.empty()) std::memcpy(out.data(), bytes.data(), bytes.size());
   return out;

@@ -24,7 +24,8 @@ size_t dtype_bytes(pb::DType dtype);
 
 // A mask over a whole tensor: 1 keeps the element in the stream, 0 drops it. Empty when the
 // sparsity mode is NONE (keep everything).
-std::vector<uint8_t> sparsity_keep_mask(std::span<const float> tensor, const pb::Sparsity& sparsity);
+std::vector<uint8_t> sparsity_keep_mask(std::span<const float> tensor,
+                                        const pb::Sparsity& sparsity);
 
 // Fills chunk.{dtype, layout, values, index_u32, bitmap} for `values` (the elements
 // [chunk.offset, chunk.offset + values.size())). `keep` is empty (dense) or has values.size()

@@ -19,7 +19,9 @@ TensorStore::TensorStore(std::filesystem::path spill_dir, uint64_t memory_budget
   std::error_code ec;
   std::filesystem::remove_all(spill_dir_, ec);
   std::filesystem::create_directories(spill_dir_, ec);
-  if (ec) throw ConfigError(fmt::format("cannot create the spill folder '{}': {}", spill_dir_.string(), ec.message()));
+  if (ec)
+    throw ConfigError(
+        fmt::format("cannot create the spill folder '{}': {}", spill_dir_.string(), ec.message()));
 }
 
 std::filesystem::path TensorStore::spill_path(uint64_t id) const {
@@ -64,7 +66,8 @@ void TensorStore::spill(TensorRecord& record) {
   write(record.weights);
   write(record.slot1);
   write(record.slot2);
-  if (!out) throw std::runtime_error(fmt::format("cannot write the spill file '{}'", path.string()));
+  if (!out)
+    throw std::runtime_error(fmt::format("cannot write the spill file '{}'", path.string()));
   resident_bytes_ -= record.data_bytes();
   std::vector<float>().swap(record.weights);
   std::vector<float>().swap(record.slot1);
@@ -74,7 +77,8 @@ void TensorStore::spill(TensorRecord& record) {
 }
 
 static void read_spill(const std::filesystem::path& path, const TensorRecord& record,
-                       std::vector<float>& weights, std::vector<float>& slot1, std::vector<float>& slot2) {
+                       std::vector<float>& weights, std::vector<float>& slot1,
+                       std::vector<float>& slot2) {
   std::ifstream in(path, std::ios::binary);
   const uint64_t n = record.info.elements();
   const int slots = optimizer_slot_count(record.optimizer.kind());
@@ -91,7 +95,8 @@ static void read_spill(const std::filesystem::path& path, const TensorRecord& re
 }
 
 void TensorStore::reload(TensorRecord& record) {
-  read_spill(spill_path(record.info.tensor_id()), record, record.weights, record.slot1, record.slot2);
+  read_spill(spill_path(record.info.tensor_id()), record, record.weights, record.slot1,
+             record.slot2);
   record.resident = true;
   resident_bytes_ += record.data_bytes();
   ++reloads_;
@@ -131,7 +136,8 @@ void TensorStore::restore(const pb::TensorState& state) {
   const int slots = optimizer_slot_count(record.optimizer.kind());
   if (record.weights.size() != n || record.slot1.size() != (slots >= 1 ? n : 0) ||
       record.slot2.size() != (slots >= 2 ? n : 0)) {
-    throw std::runtime_error(fmt::format("stored tensor {} has inconsistent sizes", record.info.tensor_id()));
+    throw std::runtime_error(
+        fmt::format("stored tensor {} has inconsistent sizes", record.info.tensor_id()));
   }
   if (contains(record.info.tensor_id())) {
     TensorRecord& old = tensors_.at(record.info.tensor_id());

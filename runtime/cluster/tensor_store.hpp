@@ -44,7 +44,7 @@ class TensorStore {
   pb::TensorState snapshot(uint64_t id) const;
   void restore(const pb::TensorState& state);  // create from a checkpoint/log record
 
-  std::vector<uint64_t> ids() const;                    // ascending
+  std::vector<uint64_t> ids() const;                         // ascending
   std::vector<uint64_t> ids_in_layer(uint32_t layer) const;  // ascending
   size_t size() const { return tensors_.size(); }
   uint64_t resident_bytes() const { return resident_bytes_; }

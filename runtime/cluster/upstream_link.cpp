@@ -42,30 +42,32 @@ void UpstreamLink::dial() {
           return;
         }
         auto socket = std::make_shared<tcp::socket>(self->io_);
-        asio::async_connect(*socket, results,
-                            [self, socket, generation](const boost::system::error_code& ec2, const tcp::endpoint&) {
-                              if (self->stopped_ || generation != self->generation_) return;
-                              if (ec2) {
-                                self->schedule_redial(false);
-                                return;
-                              }
-                              auto connection = std::make_shared<Connection>(std::move(*socket), self->options_.limits);
-                              self->connection_ = connection;
-                              self->accepted_ = false;
-                              std::weak_ptr<UpstreamLink> weak = self;
-                              connection->start(
-                                  [weak](pb::Envelope& envelope) {
-                                    if (auto link = weak.lock()) link->on_frame(envelope);
-                                  },
-                                  [weak, connection](const std::string& reason) {
-                                    auto link = weak.lock();
-                                    if (link && link->connection_ == connection) link->on_closed(reason);
-                                  },
-                                  self->options_.handshake_timeout);
-                              pb::Envelope hello;
-                              *hello.mutable_hello() = self->options_.hello;
-                              connection->send(hello);
-                            });
+        asio::async_connect(
+            *socket, results,
+            [self, socket, generation](const boost::system::error_code& ec2, const tcp::endpoint&) {
+              if (self->stopped_ || generation != self->generation_) return;
+              if (ec2) {
+                self->schedule_redial(false);
+                return;
+              }
+              auto connection =
+                  std::make_shared<Connection>(std::move(*socket), self->options_.limits);
+              self->connection_ = connection;
+              self->accepted_ = false;
+              std::weak_ptr<UpstreamLink> weak = self;
+              connection->start(
+                  [weak](pb::Envelope& envelope) {
+                    if (auto link = weak.lock()) link->on_frame(envelope);
+                  },
+                  [weak, connection](const std::string& reason) {
+                    auto link = weak.lock();
+                    if (link && link->connection_ == connection) link->on_closed(reason);
+                  },
+                  self->options_.handshake_timeout);
+              pb::Envelope hello;
+              *hello.mutable_hello() = self->options_.hello;
+              connection->send(hello);
+            });
       });
 }
 
@@ -86,7 +88,8 @@ void UpstreamLink::on_frame(pb::Envelope& envelope) {
     return;
   }
   if (envelope.body_case() == pb::Envelope::kError) {
-    throw ProtocolError(fmt::format("{} answered: {}", options_.address.to_string(), envelope.error().message()));
+    throw ProtocolError(
+        fmt::format("{} answered: {}", options_.address.to_string(), envelope.error().message()));
   }
   if (envelope.body_case() != pb::Envelope::kHelloReply) {
     throw ProtocolError("expected HelloReply as the first frame");

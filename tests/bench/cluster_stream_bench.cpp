@@ -4,11 +4,12 @@
 //
 // Usage: cluster_stream_bench [--mib N] [--passes P]   (needs wsemu-memoryx and wsemu-swarmx next
 // to it, or WSEMU_BIN_DIR). Figures only; nothing is asserted.
-#include <utility>  // before asio (Boost 1.74, C++20, GCC 12)
-
-#include <boost/asio.hpp>
 #include <fmt/format.h>
 
+// clang-format off
+#include <utility>  // before asio (Boost 1.74, C++20, GCC 12)
+#include <boost/asio.hpp>
+// clang-format on
 #include <chrono>
 #include <cstring>
 #include <future>
@@ -49,7 +50,8 @@ double raw_tcp(uint64_t bytes, int receivers) {
   std::vector<char> block(1 << 20, 'x');
   const auto start = Clock::now();
   for (uint64_t sent = 0; sent < bytes; sent += block.size()) {
-    for (auto& s : senders) asio::write(s, asio::buffer(block.data(), std::min<uint64_t>(block.size(), bytes - sent)));
+    for (auto& s : senders)
+      asio::write(s, asio::buffer(block.data(), std::min<uint64_t>(block.size(), bytes - sent)));
   }
   for (auto& r : readers) r.join();
   return seconds_since(start);
@@ -73,8 +75,10 @@ int main(int argc, char** argv) {
   const uint64_t bytes = mib << 20;
   const uint32_t tensors = 4;
   const uint64_t elements = bytes / 4 / tensors;
-  fmt::print("cluster streaming benchmark: a layer of {} tensors, {} MiB of fp32 weights; {} passes; {} cores\n\n",
-             tensors, mib, passes, std::thread::hardware_concurrency());
+  fmt::print(
+      "cluster streaming benchmark: a layer of {} tensors, {} MiB of fp32 weights; {} passes; {} "
+      "cores\n\n",
+      tensors, mib, passes, std::thread::hardware_concurrency());
 
   row("raw loopback TCP, 1 sender -> 1 receiver", bytes, 1, raw_tcp(bytes, 1));
   row("raw loopback TCP, 1 sender -> 4 receivers", bytes, 4, raw_tcp(bytes, 4));
@@ -136,9 +140,10 @@ int main(int argc, char** argv) {
     sparse_time += t;
     sparse_bytes = b;
   }
-  row("cluster weights, top-10% sparse (per dense-equivalent byte)", bytes, 4, sparse_time / passes);
-  fmt::print("{:<58} {:>9.1f} MiB on the wire per leaf for {} MiB dense ({:.1f}%)\n", "", sparse_bytes / 1048576.0,
-             mib, 100.0 * sparse_bytes / bytes);
+  row("cluster weights, top-10% sparse (per dense-equivalent byte)", bytes, 4,
+      sparse_time / passes);
+  fmt::print("{:<58} {:>9.1f} MiB on the wire per leaf for {} MiB dense ({:.1f}%)\n", "",
+             sparse_bytes / 1048576.0, mib, 100.0 * sparse_bytes / bytes);
 
   // Gradients: every leaf sends the whole layer; the swarmx sums 4 -> 1; memoryx applies SGD.
   std::vector<float> gradient(elements, 1e-6f);
@@ -148,7 +153,8 @@ int main(int argc, char** argv) {
     std::vector<std::thread> senders;
     for (auto& leaf : leaves) {
       senders.emplace_back([&, p] {
-        for (uint32_t t = 0; t < tensors; ++t) leaf->send_gradient(t, 0, static_cast<uint64_t>(p), gradient);
+        for (uint32_t t = 0; t < tensors; ++t)
+          leaf->send_gradient(t, 0, static_cast<uint64_t>(p), gradient);
         leaf->wait_acknowledged(std::chrono::seconds(600));
       });
     }

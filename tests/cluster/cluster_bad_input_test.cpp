@@ -1,14 +1,14 @@
 // Bad input: random bytes, truncated frames, oversized length prefixes, wrong tokens and wrong
 // protocol versions are each rejected (connection closed, refusal logged) while the node stays
 // alive and keeps serving well-behaved peers.
-#include <gtest/gtest.h>
-
-#include <utility>  // before asio (Boost 1.74, C++20, GCC 12)
-
-#include <boost/asio.hpp>
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <sys/socket.h>
 
+// clang-format off
+#include <utility>  // before asio (Boost 1.74, C++20, GCC 12)
+#include <boost/asio.hpp>
+// clang-format on
 #include <csignal>
 #include <fstream>
 #include <random>
@@ -56,7 +56,8 @@ class RawPeer {
     std::vector<pb::Envelope> out;
     size_t pos = 0;
     while (pos + 4 <= bytes.size()) {
-      const uint32_t length = decode_frame_length(reinterpret_cast<const unsigned char*>(bytes.data() + pos));
+      const uint32_t length =
+          decode_frame_length(reinterpret_cast<const unsigned char*>(bytes.data() + pos));
       if (pos + 4 + length > bytes.size()) break;
       out.push_back(parse_envelope(bytes.data() + pos + 4, length));
       pos += 4 + length;
@@ -69,8 +70,8 @@ class RawPeer {
   tcp::socket socket_;
 };
 
-pb::Envelope hello(const std::string& token, uint32_t version = kProtocolVersion, pb::Role role = pb::LEAF,
-                   uint32_t rank = 0) {
+pb::Envelope hello(const std::string& token, uint32_t version = kProtocolVersion,
+                   pb::Role role = pb::LEAF, uint32_t rank = 0) {
   pb::Envelope envelope;
   auto& h = *envelope.mutable_hello();
   h.set_protocol_version(version);
@@ -192,9 +193,9 @@ class ClusterBadInput : public ::testing::Test {
       for (int variant = 0; variant < 3; ++variant) {
         RawPeer peer(address);
         peer.send(hello(cluster_->token(), kProtocolVersion, pb::ORCHESTRATOR));
-        if (variant == 0) peer.send(length_prefix(100u << 20));           // above the 64 MiB limit
+        if (variant == 0) peer.send(length_prefix(100u << 20));  // above the 64 MiB limit
         if (variant == 1) peer.send(length_prefix(64) + std::string(64, '\xff'));  // not a protobuf
-        if (variant == 2) {                                                // valid frame, truncated stream
+        if (variant == 2) {  // valid frame, truncated stream
           pb::Envelope status;
           status.mutable_status_request()->set_request_id(1);
           const std::string frame = encode_frame(status);
@@ -230,7 +231,8 @@ TEST_F(ClusterBadInput, MemoryXRejectsEachAndKeepsServing) {
   run.steps = 3;
   const auto result = run_leaves(*cluster_, model_, 1, run);
   ASSERT_TRUE(result.errors.empty()) << result.errors.front();
-  EXPECT_TRUE(bit_identical(read_model(*cluster_, model_), reference_train(model_, optimizer_, 1, 1, 3)));
+  EXPECT_TRUE(
+      bit_identical(read_model(*cluster_, model_), reference_train(model_, optimizer_, 1, 1, 3)));
 }
 
 TEST_F(ClusterBadInput, SwarmXRejectsEachAndKeepsServing) {
@@ -244,7 +246,8 @@ TEST_F(ClusterBadInput, SwarmXRejectsEachAndKeepsServing) {
   run.steps = 3;
   const auto result = run_leaves(*cluster_, model_, 1, run);
   ASSERT_TRUE(result.errors.empty()) << result.errors.front();
-  EXPECT_TRUE(bit_identical(read_model(*cluster_, model_), reference_train(model_, optimizer_, 1, 1, 3)));
+  EXPECT_TRUE(
+      bit_identical(read_model(*cluster_, model_), reference_train(model_, optimizer_, 1, 1, 3)));
 }
 
 TEST_F(ClusterBadInput, AnExtraChildRankIsRefusedWhenTheFanoutIsFull) {
@@ -263,7 +266,8 @@ TEST_F(ClusterBadInput, AnExtraChildRankIsRefusedWhenTheFanoutIsFull) {
     leaf5.connect();
     FAIL() << "a second rank was accepted by a node of fanout 1";
   } catch (const ClusterError& error) {
-    EXPECT_NE(std::string(error.what()).find("child slots are taken"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("child slots are taken"), std::string::npos)
+        << error.what();
   }
 }
 

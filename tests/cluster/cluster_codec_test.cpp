@@ -16,13 +16,13 @@ namespace {
 TEST(ClusterCodec, Fp16KnownValues) {
   EXPECT_EQ(float_to_fp16(1.0f), 0x3C00);
   EXPECT_EQ(float_to_fp16(-2.0f), 0xC000);
-  EXPECT_EQ(float_to_fp16(65504.0f), 0x7BFF);           // largest finite
-  EXPECT_EQ(float_to_fp16(65520.0f), 0x7C00);           // rounds up to infinity
-  EXPECT_EQ(float_to_fp16(0.1f), 0x2E66);               // 0.0999755859375
+  EXPECT_EQ(float_to_fp16(65504.0f), 0x7BFF);               // largest finite
+  EXPECT_EQ(float_to_fp16(65520.0f), 0x7C00);               // rounds up to infinity
+  EXPECT_EQ(float_to_fp16(0.1f), 0x2E66);                   // 0.0999755859375
   EXPECT_EQ(float_to_fp16(std::ldexp(1.0f, -24)), 0x0001);  // smallest subnormal
   EXPECT_EQ(float_to_fp16(std::ldexp(1.0f, -25)), 0x0000);  // tie between 0 and 2^-24: even (0)
   EXPECT_EQ(float_to_fp16(std::ldexp(3.0f, -26)), 0x0001);  // 0.75 * 2^-24 rounds up
-  EXPECT_EQ(float_to_fp16(1.0f + std::ldexp(1.0f, -11)), 0x3C00);  // tie: even
+  EXPECT_EQ(float_to_fp16(1.0f + std::ldexp(1.0f, -11)), 0x3C00);      // tie: even
   EXPECT_EQ(float_to_fp16(1.0f + 3 * std::ldexp(1.0f, -11)), 0x3C02);  // tie: even (up)
   EXPECT_EQ(float_to_fp16(std::numeric_limits<float>::infinity()), 0x7C00);
   EXPECT_TRUE(std::isnan(fp16_to_float(float_to_fp16(std::nanf("")))));
@@ -30,7 +30,8 @@ TEST(ClusterCodec, Fp16KnownValues) {
   EXPECT_EQ(fp16_to_float(0x0001), std::ldexp(1.0f, -24));
   EXPECT_EQ(fp16_to_float(0x03FF), std::ldexp(1023.0f, -24));
   EXPECT_EQ(fp16_to_float(0xFC00), -std::numeric_limits<float>::infinity());
-  for (uint32_t bits = 0; bits < 0x7C00; ++bits) {  // every finite positive half survives a round trip
+  for (uint32_t bits = 0; bits < 0x7C00;
+       ++bits) {  // every finite positive half survives a round trip
     ASSERT_EQ(float_to_fp16(fp16_to_float(static_cast<uint16_t>(bits))), bits);
   }
 }
@@ -44,8 +45,8 @@ TEST(ClusterCodec, Bf16KnownValues) {
   EXPECT_TRUE(std::isnan(bf16_to_float(float_to_bf16(std::nanf("")))));
 }
 
-std::vector<float> round_trip(const std::vector<float>& values, const std::vector<uint8_t>& keep, pb::DType dtype,
-                              pb::Layout* layout = nullptr) {
+std::vector<float> round_trip(const std::vector<float>& values, const std::vector<uint8_t>& keep,
+                              pb::DType dtype, pb::Layout* layout = nullptr) {
   pb::Chunk chunk;
   chunk.set_offset(10);
   chunk.set_tensor_elements(10 + values.size());
@@ -132,7 +133,8 @@ TEST(ClusterCodec, FramesAndLimits) {
   envelope.mutable_hello()->set_name("x");
   const std::string frame = encode_frame(envelope);
   ASSERT_GE(frame.size(), 4u);
-  EXPECT_EQ(decode_frame_length(reinterpret_cast<const unsigned char*>(frame.data())), frame.size() - 4);
+  EXPECT_EQ(decode_frame_length(reinterpret_cast<const unsigned char*>(frame.data())),
+            frame.size() - 4);
   EXPECT_EQ(parse_envelope(frame.data() + 4, frame.size() - 4).hello().name(), "x");
   EXPECT_FALSE(check_frame_length(100, 100).has_value());
   EXPECT_TRUE(check_frame_length(101, 100).has_value());

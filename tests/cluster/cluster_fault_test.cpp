@@ -1,9 +1,8 @@
 // Fault tests: kill -9 a node in the middle of a run, restart it on the same port, and the run
 // still ends with the weights of an uninterrupted run (the reference, which equals one: see
 // cluster_train_test), with nothing lost or applied twice.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <random>
 #include <thread>
@@ -56,14 +55,16 @@ TEST(ClusterFaults, KillingMemoryXAtARandomStepAndRestartingItLosesNothing) {
   const uint64_t kill_at = 5 + random() % 40;
   const auto downtime = std::chrono::milliseconds(random() % 300);
   SCOPED_TRACE(fmt::format("kill -9 memoryx at step {}, down {} ms", kill_at, downtime.count()));
-  const LeafRunResult result = run_with_fault(cluster, model, [&](const std::atomic<uint64_t>& progress) {
-    wait_for_step(progress, kill_at);
-    cluster.kill_memoryx(0, SIGKILL);
-    std::this_thread::sleep_for(downtime);
-    cluster.restart_memoryx(0);
-  });
+  const LeafRunResult result =
+      run_with_fault(cluster, model, [&](const std::atomic<uint64_t>& progress) {
+        wait_for_step(progress, kill_at);
+        cluster.kill_memoryx(0, SIGKILL);
+        std::this_thread::sleep_for(downtime);
+        cluster.restart_memoryx(0);
+      });
   ASSERT_TRUE(result.errors.empty()) << result.errors.front();
-  EXPECT_TRUE(bit_identical(read_model(cluster, model), reference_train(model, optimizer, 4, 2, kSteps)));
+  EXPECT_TRUE(
+      bit_identical(read_model(cluster, model), reference_train(model, optimizer, 4, 2, kSteps)));
   // The root reconnected to the restarted MemoryX.
   ClientOptions client;
   client.address = cluster.root_address();
@@ -85,20 +86,22 @@ TEST(ClusterFaults, KillingSwarmXNodesAndRestartingThemLosesNothing) {
   const uint64_t kill_root_at = 3 + random() % 20;
   const uint64_t kill_leaf_node_at = kill_root_at + 3 + random() % 20;
   const size_t leaf_node = random() % 2;
-  SCOPED_TRACE(fmt::format("kill -9 the root at step {}, level-0 node {} at step {}", kill_root_at, leaf_node,
-                           kill_leaf_node_at));
-  const LeafRunResult result = run_with_fault(cluster, model, [&](const std::atomic<uint64_t>& progress) {
-    wait_for_step(progress, kill_root_at);
-    cluster.kill_swarmx(cluster.root_index(), SIGKILL);
-    std::this_thread::sleep_for(std::chrono::milliseconds(random() % 200));
-    cluster.restart_swarmx(cluster.root_index());
-    wait_for_step(progress, kill_leaf_node_at);
-    cluster.kill_swarmx(leaf_node, SIGKILL);
-    std::this_thread::sleep_for(std::chrono::milliseconds(random() % 200));
-    cluster.restart_swarmx(leaf_node);
-  });
+  SCOPED_TRACE(fmt::format("kill -9 the root at step {}, level-0 node {} at step {}", kill_root_at,
+                           leaf_node, kill_leaf_node_at));
+  const LeafRunResult result =
+      run_with_fault(cluster, model, [&](const std::atomic<uint64_t>& progress) {
+        wait_for_step(progress, kill_root_at);
+        cluster.kill_swarmx(cluster.root_index(), SIGKILL);
+        std::this_thread::sleep_for(std::chrono::milliseconds(random() % 200));
+        cluster.restart_swarmx(cluster.root_index());
+        wait_for_step(progress, kill_leaf_node_at);
+        cluster.kill_swarmx(leaf_node, SIGKILL);
+        std::this_thread::sleep_for(std::chrono::milliseconds(random() % 200));
+        cluster.restart_swarmx(leaf_node);
+      });
   ASSERT_TRUE(result.errors.empty()) << result.errors.front();
-  EXPECT_TRUE(bit_identical(read_model(cluster, model), reference_train(model, optimizer, 4, 2, kSteps)));
+  EXPECT_TRUE(
+      bit_identical(read_model(cluster, model), reference_train(model, optimizer, 4, 2, kSteps)));
   EXPECT_GE(result.reconnects, 2u);  // the two leaves under the killed level-0 node at least
 }
 
@@ -109,7 +112,8 @@ TEST(ClusterFaults, MemoryXRestartsFromItsStoreWithIdenticalState) {
   optimizer.lr = 0.01f;
   const SyntheticModel model = SyntheticModel::small(23);
   auto options = cluster_options(1, 1, optimizer);
-  options.memoryx_args.insert(options.memoryx_args.end(), {"--checkpoint-every", "4", "--memory-budget", "8K"});
+  options.memoryx_args.insert(options.memoryx_args.end(),
+                              {"--checkpoint-every", "4", "--memory-budget", "8K"});
   LocalCluster cluster(options);
   cluster.start();
   init_model(cluster, model, optimizer);

@@ -36,8 +36,8 @@ OptimizerRun make(std::vector<float> w) {
 TEST(ClusterOptimizer, SgdByHand) {
   OptimizerRun r = make({1.0f, -2.0f});
   r.step(config(pb::SGD, 0.1f), {0.5f, -1.0f});
-  EXPECT_FLOAT_EQ(r.w[0], 0.95f);   // 1 - 0.1*0.5
-  EXPECT_FLOAT_EQ(r.w[1], -1.9f);   // -2 - 0.1*(-1)
+  EXPECT_FLOAT_EQ(r.w[0], 0.95f);  // 1 - 0.1*0.5
+  EXPECT_FLOAT_EQ(r.w[1], -1.9f);  // -2 - 0.1*(-1)
   r.step(config(pb::SGD, 0.1f, 0.5f), {0.5f, 0.0f});
   EXPECT_FLOAT_EQ(r.w[0], 0.8525f);  // g' = 0.5 + 0.5*0.95 = 0.975; 0.95 - 0.0975
   EXPECT_FLOAT_EQ(r.w[1], -1.805f);  // g' = 0.5*(-1.9) = -0.95; -1.9 + 0.095

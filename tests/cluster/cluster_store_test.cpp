@@ -42,7 +42,8 @@ TEST(ClusterStore, CheckpointRoundTripAndCorruptionIsDetected) {
   EXPECT_EQ(path, checkpoint_path(dir, 3));
   EXPECT_FALSE(std::filesystem::exists(path.string() + ".tmp"));
   std::vector<pb::TensorState> loaded;
-  EXPECT_EQ(read_checkpoint(path, [&](const pb::TensorState& s) { loaded.push_back(s); }).sequence(), 3u);
+  EXPECT_EQ(
+      read_checkpoint(path, [&](const pb::TensorState& s) { loaded.push_back(s); }).sequence(), 3u);
   ASSERT_EQ(loaded.size(), 2u);
   EXPECT_EQ(bytes_to_floats(loaded[1].weights_fp32()), (std::vector<float>{9.0f, 1.5f}));
   EXPECT_EQ(list_store(dir).checkpoints.count(3), 1u);

@@ -24,7 +24,9 @@ uint64_t mix(uint64_t x) {  // the MurmurHash3 finaliser: independent of the cod
   return x;
 }
 
-float unit(uint64_t h) { return static_cast<float>(h >> 40) * 0x1p-24f; }  // [0, 1)
+float unit(uint64_t h) {
+  return static_cast<float>(h >> 40) * 0x1p-24f;
+}  // [0, 1)
 
 }  // namespace
 
@@ -61,7 +63,8 @@ std::vector<float> SyntheticModel::gradient(uint32_t rank, uint64_t step, const 
     if (multiplicative) {
       g[i] = weights[i] * coefficient;
     } else {
-      const uint64_t h = mix(rank * 0x100000001b3ull ^ step * 7919ull ^ tensor.id * 104729ull ^ i * 15485863ull);
+      const uint64_t h =
+          mix(rank * 0x100000001b3ull ^ step * 7919ull ^ tensor.id * 104729ull ^ i * 15485863ull);
       g[i] = weights[i] * coefficient + (unit(h) - 0.5f) * 0.02f;
     }
   }
@@ -84,7 +87,9 @@ pb::OptimizerConfig ReferenceOptimizer::to_config() const {
 }
 
 std::vector<std::string> ReferenceOptimizer::memoryx_args() const {
-  return {"--optimizer", kind, "--lr", fmt::format("{}", lr), "--weight-decay", fmt::format("{}", weight_decay)};
+  return {"--optimizer",    kind,
+          "--lr",           fmt::format("{}", lr),
+          "--weight-decay", fmt::format("{}", weight_decay)};
 }
 
 namespace {
@@ -95,10 +100,13 @@ struct ReferenceState {
   uint64_t t = 0;
 };
 
-void reference_update(const ReferenceOptimizer& o, ReferenceState& s, const std::vector<float>& summed) {
+void reference_update(const ReferenceOptimizer& o, ReferenceState& s,
+                      const std::vector<float>& summed) {
   ++s.t;
-  const float c1 = static_cast<float>(1.0 - std::pow(static_cast<double>(o.beta1), static_cast<double>(s.t)));
-  const float c2 = static_cast<float>(1.0 - std::pow(static_cast<double>(o.beta2), static_cast<double>(s.t)));
+  const float c1 =
+      static_cast<float>(1.0 - std::pow(static_cast<double>(o.beta1), static_cast<double>(s.t)));
+  const float c2 =
+      static_cast<float>(1.0 - std::pow(static_cast<double>(o.beta2), static_cast<double>(s.t)));
   for (size_t i = 0; i < s.w.size(); ++i) {
     float g = summed[i] * o.grad_scale;
     if (o.kind != "adamw" && o.weight_decay != 0.0f) g = g + o.weight_decay * s.w[i];
@@ -135,7 +143,8 @@ std::vector<float> tree_sum(std::vector<std::vector<float>> items, uint32_t fano
 
 }  // namespace
 
-std::vector<std::vector<float>> reference_train(const SyntheticModel& model, const ReferenceOptimizer& optimizer,
+std::vector<std::vector<float>> reference_train(const SyntheticModel& model,
+                                                const ReferenceOptimizer& optimizer,
                                                 uint32_t leaves, uint32_t fanout, uint64_t steps) {
   std::vector<ReferenceState> states;
   for (size_t k = 0; k < model.tensors.size(); ++k) {
@@ -148,7 +157,8 @@ std::vector<std::vector<float>> reference_train(const SyntheticModel& model, con
   for (uint64_t step = 0; step < steps; ++step) {
     for (size_t k = 0; k < model.tensors.size(); ++k) {
       std::vector<std::vector<float>> grads;
-      for (uint32_t r = 0; r < leaves; ++r) grads.push_back(model.gradient(r, step, model.tensors[k], states[k].w));
+      for (uint32_t r = 0; r < leaves; ++r)
+        grads.push_back(model.gradient(r, step, model.tensors[k], states[k].w));
       reference_update(optimizer, states[k], tree_sum(std::move(grads), fanout));
     }
   }
@@ -157,7 +167,8 @@ std::vector<std::vector<float>> reference_train(const SyntheticModel& model, con
   return out;
 }
 
-LocalClusterOptions cluster_options(uint32_t leaves, uint32_t fanout, const ReferenceOptimizer& optimizer) {
+LocalClusterOptions cluster_options(uint32_t leaves, uint32_t fanout,
+                                    const ReferenceOptimizer& optimizer) {
   LocalClusterOptions options;
   options.leaves = leaves;
   options.fanout = fanout;
@@ -165,7 +176,8 @@ LocalClusterOptions cluster_options(uint32_t leaves, uint32_t fanout, const Refe
   return options;
 }
 
-void init_model(const LocalCluster& cluster, const SyntheticModel& model, const ReferenceOptimizer& optimizer) {
+void init_model(const LocalCluster& cluster, const SyntheticModel& model,
+                const ReferenceOptimizer& optimizer) {
   MemoryXControl control(cluster.memoryx_addresses(), cluster.token(), "test-orchestrator");
   control.connect();
   for (size_t k = 0; k < model.tensors.size(); ++k) {
@@ -175,7 +187,8 @@ void init_model(const LocalCluster& cluster, const SyntheticModel& model, const 
     init.mutable_info()->set_name(spec.name);
     init.mutable_info()->set_layer(spec.layer);
     for (uint64_t d : spec.shape) init.mutable_info()->add_shape(d);
-    init.set_values_fp32(std::string(reinterpret_cast<const char*>(model.initial[k].data()), model.initial[k].size() * 4));
+    init.set_values_fp32(std::string(reinterpret_cast<const char*>(model.initial[k].data()),
+                                     model.initial[k].size() * 4));
     *init.mutable_optimizer() = optimizer.to_config();
     const auto reply = control.init_tensor(init);
     if (reply.status() != pb::InitTensorReply::CREATED) {
@@ -184,7 +197,8 @@ void init_model(const LocalCluster& cluster, const SyntheticModel& model, const 
   }
 }
 
-std::vector<std::vector<float>> read_model(const LocalCluster& cluster, const SyntheticModel& model) {
+std::vector<std::vector<float>> read_model(const LocalCluster& cluster,
+                                           const SyntheticModel& model) {
   MemoryXControl control(cluster.memoryx_addresses(), cluster.token(), "test-reader");
   control.connect();
   std::vector<uint64_t> ids;
@@ -202,16 +216,19 @@ std::vector<std::vector<float>> read_model(const LocalCluster& cluster, const Sy
 ::testing::AssertionResult bit_identical(const std::vector<std::vector<float>>& actual,
                                          const std::vector<std::vector<float>>& expected) {
   if (actual.size() != expected.size()) {
-    return ::testing::AssertionFailure() << actual.size() << " tensors, expected " << expected.size();
+    return ::testing::AssertionFailure()
+           << actual.size() << " tensors, expected " << expected.size();
   }
   for (size_t k = 0; k < actual.size(); ++k) {
     if (actual[k].size() != expected[k].size()) {
-      return ::testing::AssertionFailure() << "tensor " << k << " has " << actual[k].size() << " elements";
+      return ::testing::AssertionFailure()
+             << "tensor " << k << " has " << actual[k].size() << " elements";
     }
     for (size_t i = 0; i < actual[k].size(); ++i) {
       if (std::memcmp(&actual[k][i], &expected[k][i], 4) != 0) {
-        return ::testing::AssertionFailure() << fmt::format("tensor {} element {}: {:.9g}, expected {:.9g}", k, i,
-                                                            actual[k][i], expected[k][i]);
+        return ::testing::AssertionFailure()
+               << fmt::format("tensor {} element {}: {:.9g}, expected {:.9g}", k, i, actual[k][i],
+                              expected[k][i]);
       }
     }
   }
@@ -223,16 +240,19 @@ namespace {
 template <class T>
 T wait_for(std::future<T> future, std::chrono::seconds limit, const std::string& what) {
   if (future.wait_for(limit) != std::future_status::ready) {
-    throw std::runtime_error(fmt::format("timed out after {} s waiting for {}", limit.count(), what));
+    throw std::runtime_error(
+        fmt::format("timed out after {} s waiting for {}", limit.count(), what));
   }
   return future.get();
 }
 
-void leaf_main(const LocalCluster& cluster, const SyntheticModel& model, uint32_t rank, const LeafRunOptions& options,
-               std::atomic<uint64_t>* progress, LeafRunResult& result, std::mutex& mutex) {
+void leaf_main(const LocalCluster& cluster, const SyntheticModel& model, uint32_t rank,
+               const LeafRunOptions& options, std::atomic<uint64_t>* progress,
+               LeafRunResult& result, std::mutex& mutex) {
   std::mt19937_64 random(options.seed * 7919 + rank);
   auto maybe_sleep = [&] {
-    if (options.random_delays) std::this_thread::sleep_for(std::chrono::microseconds(random() % 2000));
+    if (options.random_delays)
+      std::this_thread::sleep_for(std::chrono::microseconds(random() % 2000));
   };
   ClientOptions client_options;
   client_options.address = cluster.leaf_address(rank);
@@ -252,14 +272,15 @@ void leaf_main(const LocalCluster& cluster, const SyntheticModel& model, uint32_
     std::vector<LayerWeights> forward(model.layers);
     for (uint32_t layer = 0; layer < model.layers; ++layer) {
       maybe_sleep();
-      forward[layer] = wait_for(client.request_weights(step, layer, 0, options.weights), options.wait_limit,
-                                fmt::format("leaf {} step {} layer {} forward weights", rank, step, layer));
+      forward[layer] =
+          wait_for(client.request_weights(step, layer, 0, options.weights), options.wait_limit,
+                   fmt::format("leaf {} step {} layer {} forward weights", rank, step, layer));
     }
     for (uint32_t layer = model.layers; layer-- > 0;) {
       maybe_sleep();
-      const LayerWeights backward = wait_for(client.request_weights(step, layer, 1, options.weights),
-                                             options.wait_limit,
-                                             fmt::format("leaf {} step {} layer {} backward weights", rank, step, layer));
+      const LayerWeights backward =
+          wait_for(client.request_weights(step, layer, 1, options.weights), options.wait_limit,
+                   fmt::format("leaf {} step {} layer {} backward weights", rank, step, layer));
       struct Piece {
         const TensorSpec* spec;
         uint64_t offset;
@@ -270,23 +291,27 @@ void leaf_main(const LocalCluster& cluster, const SyntheticModel& model, uint32_
         if (spec.layer != layer) continue;
         const auto& weights = backward.tensor(spec.id).values;
         if (weights != forward[layer].tensor(spec.id).values) {
-          throw std::runtime_error(fmt::format("leaf {}: forward and backward weights of tensor {} differ", rank, spec.id));
+          throw std::runtime_error(fmt::format(
+              "leaf {}: forward and backward weights of tensor {} differ", rank, spec.id));
         }
         gradients[spec.id] = model.gradient(rank, step, spec, weights);
-        for (uint64_t offset = 0; offset < spec.elements(); offset += options.gradient_chunk) pieces.push_back({&spec, offset});
+        for (uint64_t offset = 0; offset < spec.elements(); offset += options.gradient_chunk)
+          pieces.push_back({&spec, offset});
       }
       if (options.shuffle_chunks) std::shuffle(pieces.begin(), pieces.end(), random);
       for (const Piece& piece : pieces) {
         const auto& g = gradients[piece.spec->id];
         const uint64_t count = std::min<uint64_t>(options.gradient_chunk, g.size() - piece.offset);
         client.send_gradient_chunk(piece.spec->id, layer, step, g.size(), piece.offset,
-                                   std::span<const float>(g.data() + piece.offset, count), options.gradients);
+                                   std::span<const float>(g.data() + piece.offset, count),
+                                   options.gradients);
         if (options.shuffle_chunks) maybe_sleep();
       }
     }
   }
   if (!client.wait_acknowledged(options.wait_limit)) {
-    throw std::runtime_error(fmt::format("leaf {}: gradients still unacknowledged at the end", rank));
+    throw std::runtime_error(
+        fmt::format("leaf {}: gradients still unacknowledged at the end", rank));
   }
   const ClientCounters counters = client.counters();
   std::lock_guard lock(mutex);
@@ -324,12 +349,13 @@ struct Watchdog::State {
   bool done = false;
 };
 
-Watchdog::Watchdog(std::chrono::seconds limit, std::string what) : state_(std::make_shared<State>()) {
+Watchdog::Watchdog(std::chrono::seconds limit, std::string what)
+    : state_(std::make_shared<State>()) {
   std::thread([state = state_, limit, what] {
     std::unique_lock lock(state->mutex);
     if (!state->cv.wait_for(lock, limit, [&] { return state->done; })) {
-      std::fprintf(stderr, "watchdog: '%s' still running after %lld s; ending the test process\n", what.c_str(),
-                   static_cast<long long>(limit.count()));
+      std::fprintf(stderr, "watchdog: '%s' still running after %lld s; ending the test process\n",
+                   what.c_str(), static_cast<long long>(limit.count()));
       std::fflush(stderr);
       std::_Exit(3);
     }

@@ -48,12 +48,13 @@ struct ReferenceOptimizer {
 };
 
 // The weights after `steps` steps of N leaves reduced by a tree of the given fanout.
-std::vector<std::vector<float>> reference_train(const SyntheticModel& model, const ReferenceOptimizer& optimizer,
+std::vector<std::vector<float>> reference_train(const SyntheticModel& model,
+                                                const ReferenceOptimizer& optimizer,
                                                 uint32_t leaves, uint32_t fanout, uint64_t steps);
 
 struct LeafRunOptions {
   uint64_t first_step = 0;
-  uint64_t steps = 50;          // runs steps [first_step, steps)
+  uint64_t steps = 50;  // runs steps [first_step, steps)
   uint32_t gradient_chunk = 256;
   bool shuffle_chunks = false;  // send each layer's gradient chunks in a random order
   bool random_delays = false;   // sleep 0-2 ms at random points
@@ -76,13 +77,16 @@ struct LeafRunResult {
 LeafRunResult run_leaves(const LocalCluster& cluster, const SyntheticModel& model, uint32_t leaves,
                          const LeafRunOptions& options, std::atomic<uint64_t>* progress = nullptr);
 
-void init_model(const LocalCluster& cluster, const SyntheticModel& model, const ReferenceOptimizer& optimizer);
-std::vector<std::vector<float>> read_model(const LocalCluster& cluster, const SyntheticModel& model);
+void init_model(const LocalCluster& cluster, const SyntheticModel& model,
+                const ReferenceOptimizer& optimizer);
+std::vector<std::vector<float>> read_model(const LocalCluster& cluster,
+                                           const SyntheticModel& model);
 
 ::testing::AssertionResult bit_identical(const std::vector<std::vector<float>>& actual,
                                          const std::vector<std::vector<float>>& expected);
 
-LocalClusterOptions cluster_options(uint32_t leaves, uint32_t fanout, const ReferenceOptimizer& optimizer);
+LocalClusterOptions cluster_options(uint32_t leaves, uint32_t fanout,
+                                    const ReferenceOptimizer& optimizer);
 
 // Ends the process (exit code 3) if it is still alive after `limit`.
 class Watchdog {

@@ -32,9 +32,11 @@ TEST(ClusterTrain, TwoLevelTreeOfFourLeavesMatchesTheReferenceBitForBit) {
   options.steps = kSteps;
   const LeafRunResult result = run_leaves(cluster, model, 4, options);
   ASSERT_TRUE(result.errors.empty()) << result.errors.front();
-  EXPECT_TRUE(bit_identical(read_model(cluster, model), reference_train(model, optimizer, 4, 2, kSteps)));
+  EXPECT_TRUE(
+      bit_identical(read_model(cluster, model), reference_train(model, optimizer, 4, 2, kSteps)));
   // The reduced order matters: a flat sum of the four leaves differs somewhere.
-  EXPECT_FALSE(bit_identical(reference_train(model, optimizer, 4, 4, kSteps), reference_train(model, optimizer, 4, 2, kSteps)));
+  EXPECT_FALSE(bit_identical(reference_train(model, optimizer, 4, 4, kSteps),
+                             reference_train(model, optimizer, 4, 2, kSteps)));
 }
 
 TEST(ClusterTrain, RandomOrderAndDelaysStillGiveIdenticalWeights) {
@@ -56,7 +58,8 @@ TEST(ClusterTrain, RandomOrderAndDelaysStillGiveIdenticalWeights) {
   SCOPED_TRACE(::testing::Message() << "seed " << options.seed);
   const LeafRunResult result = run_leaves(cluster, model, 4, options);
   ASSERT_TRUE(result.errors.empty()) << result.errors.front();
-  EXPECT_TRUE(bit_identical(read_model(cluster, model), reference_train(model, optimizer, 4, 2, kSteps)));
+  EXPECT_TRUE(
+      bit_identical(read_model(cluster, model), reference_train(model, optimizer, 4, 2, kSteps)));
 }
 
 TEST(ClusterTrain, SparseAndDenseStreamsGiveTheSameWeightsWhenTheDroppedValuesAreZero) {
@@ -112,7 +115,8 @@ TEST(ClusterTrain, TwoMemoryXShardsSplitTheTensorsAndMatchTheReference) {
   run.steps = 10;
   const LeafRunResult result = run_leaves(cluster, model, 2, run);
   ASSERT_TRUE(result.errors.empty()) << result.errors.front();
-  EXPECT_TRUE(bit_identical(read_model(cluster, model), reference_train(model, optimizer, 2, 4, 10)));
+  EXPECT_TRUE(
+      bit_identical(read_model(cluster, model), reference_train(model, optimizer, 2, 4, 10)));
   // Each shard holds only its own tensors (id mod 2).
   ClientOptions client;
   client.address = cluster.memoryx_addresses()[1];
