@@ -12,6 +12,7 @@ struct Case {
   int M, N;
   std::string arch;
 };
+std::ostream& operator<<(std::ostream& o, const Case& c) { return o << c.arch << " " << c.M << "x" << c.N; }
 
 xt::xarray<float> run_gemv(const runtime::Executable& exe, const xt::xarray<float>& A, const xt::xarray<float>& x,
                            const xt::xarray<float>& b, bool backdoor, uint64_t* cycles) {
@@ -63,6 +64,36 @@ TEST(Gemv01Backdoor, SameResultWithoutMemcpyCycles) {
   EXPECT_EQ(y1, y2);
   expect_close(y2, gemv_reference(A, x, b), 1e-5, 1e-5, "y");
   EXPECT_LT(backdoor * 3, fabric);
+}
+
+}  // namespace
+}  // namespace wsemu::testing
+
+namespace wsemu::testing {
+namespace {
+
+// fp16: the inputs are rounded to fp16 before both the kernel and the reference see them; the
+// kernel rounds every multiply-add to fp16, so the tolerance is the SDK's (atol 0.01) scaled
+// by the length of the dot products.
+TEST(Gemv01Half, MatchesReferenceWithinHalfPrecision) {
+  for (const std::string arch : {"wse2", "wse3"}) {
+    const int M = 12, N = 10;
+    const runtime::Executable exe = build_kernel("gemv-01-single-pe", {{"M", M}, {"N", N}}, arch, "layout_f16.wsl");
+    const xt::xarray<float> A = to_half_precision(random_array({size_t(M), size_t(N)}, 71));
+    const xt::xarray<float> x = to_half_precision(random_array({size_t(N)}, 72));
+    const xt::xarray<float> b = to_half_precision(random_array({size_t(M)}, 73));
+    runtime::host::SdkRuntime rt(exe);
+    rt.load();
+    runtime::host::MemcpyOptions o;
+    o.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
+    rt.memcpy_h2d("A", half_words(A), 0, 0, 1, 1, M * N, o);
+    rt.memcpy_h2d("x", half_words(x), 0, 0, 1, 1, N, o);
+    rt.memcpy_h2d("b", half_words(b), 0, 0, 1, 1, M, o);
+    rt.launch("compute");
+    std::vector<uint32_t> y(static_cast<size_t>(M), 0u);
+    rt.memcpy_d2h(y, "y", 0, 0, 1, 1, M, o);
+    expect_close(halves(y, {size_t(M)}), gemv_reference(A, x, b), 0.01, 0.0, "y (" + arch + ")");
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@ struct Case {
   size_t M, N, kx, ky;
   std::string arch;
 };
+std::ostream& operator<<(std::ostream& o, const Case& c) { return o << c.arch << " " << c.M << "x" << c.N << " on " << c.kx << "x" << c.ky; }
 
 class Gemv08 : public ::testing::TestWithParam<Case> {};
 

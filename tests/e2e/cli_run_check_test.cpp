@@ -44,7 +44,7 @@ class Cli : public ::testing::Test {
   void TearDown() override { fs::remove_all(dir_); }
   std::string path(const std::string& name) const { return (dir_ / name).string(); }
   std::string build(const std::string& layout, const std::string& params = "") {
-    const Result r = sh(wsemu_ + " build " + layout + " -o " + path("k.wsx") + " -I " + firmware::include_dir() +
+    const Result r = sh(wsemu_ + " build " + layout + " -o " + path("k.wsx") +
                         " -q " + params);
     EXPECT_EQ(r.code, 0) << r.output;
     return path("k.wsx");

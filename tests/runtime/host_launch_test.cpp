@@ -96,3 +96,28 @@ TEST(HostRuntime, CallsBeforeLoadOrAfterStopAreUsageErrors) {
 
 }  // namespace
 }  // namespace wsemu::testing
+
+namespace wsemu::testing {
+namespace {
+
+// A host stream that no kernel reads fills the stream queue; the call fails with the hang
+// report instead of waiting forever (the SDK's streaming pitfalls).
+TEST(HostRuntime, UnreadStreamIsAHangWithAReport) {
+  SdkRuntime rt(build("echo.wsl"));
+  rt.load();
+  runtime::host::MemcpyOptions o;
+  o.streaming = true;
+  try {
+    rt.memcpy_h2d("echo", std::vector<uint32_t>(40, 1), 0, 0, 1, 1, 40, o);
+    ADD_FAILURE() << "no error";
+  } catch (const HostError& e) {
+    EXPECT_EQ(e.kind(), HostError::Kind::HANG) << e.what();
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("memcpy_h2d echo: hang at cycle"));
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("input queue 1 (color 23) holds 6 wavelets nobody takes"));
+    ASSERT_TRUE(e.hang().has_value());
+    EXPECT_NE(e.hang()->find(1, 1), nullptr);
+  }
+}
+
+}  // namespace
+}  // namespace wsemu::testing
