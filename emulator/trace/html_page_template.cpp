@@ -19,9 +19,9 @@ std::string_view html_page_template() {
 body { font: 13px/1.4 system-ui, sans-serif; margin: 0; color: #222; background: #fafafa; }
 header { background: #1d2433; color: #eee; padding: 8px 14px; }
 header b { color: #fff; }
-#main { display: flex; gap: 14px; padding: 12px; align-items: flex-start; }
+#main { display: flex; flex-wrap: wrap; gap: 14px; padding: 12px; align-items: flex-start; }
 #left { flex: 0 0 auto; }
-#right { flex: 1 1 auto; min-width: 360px; }
+#right { flex: 1 1 360px; max-width: 720px; }
 #controls { margin-bottom: 8px; }
 #slider { width: 420px; vertical-align: middle; }
 svg#fabric { background: #fff; border: 1px solid #ccc; }
@@ -66,7 +66,7 @@ table.insns tr.now { background: #ffe9a8; }
 const D = JSON.parse(document.getElementById('trace-data').textContent);
 const NS = 'http://www.w3.org/2000/svg';
 const [VX, VY, VW, VH] = D.view;
-const CELL = Math.max(14, Math.min(48, Math.floor(640 / Math.max(VW, VH))));
+const CELL = Math.max(14, Math.min(96, Math.floor(640 / Math.max(VW, VH))));
 const PAD = 4;
 const DIRS = ['N', 'E', 'S', 'W', 'RAMP'];
 
@@ -193,9 +193,9 @@ if (D.hang) {
   for (const e of D.hang.edges) {
     const [fx, fy] = e.from, [tx, ty] = e.to;
     const x1 = cx(fx), y1 = cy(fy), x2 = cx(tx), y2 = cy(ty);
-    const len = Math.hypot(x2 - x1, y2 - y1) || 1, shrink = CELL / 3;
+    const len = Math.hypot(x2 - x1, y2 - y1) || 1, shrink = CELL / 4;
     // Offset sideways so that A->B and B->A stay apart.
-    const ox = -(y2 - y1) / len * CELL / 8, oy = (x2 - x1) / len * CELL / 8;
+    const ox = -(y2 - y1) / len * CELL / 5, oy = (x2 - x1) / len * CELL / 5;
     const line = el('line', {class: 'wait', x1: x1 + (x2 - x1) / len * shrink + ox, y1: y1 + (y2 - y1) / len * shrink + oy,
                              x2: x2 - (x2 - x1) / len * shrink + ox, y2: y2 - (y2 - y1) / len * shrink + oy,
                              'marker-end': 'url(#arrow)', 'data-color': e.color}, gWaits);

@@ -128,30 +128,38 @@ json summary_json(const TraceReader& trace, const SummaryOptions& options) {
   j["hottest_links"] = hot;
 
   // PEs: busy / stall / idle from the wafer's counters when the recording finished normally.
-  json pe_list = json::array();
+  struct PeRow {
+    int x = 0, y = 0;
+    uint64_t busy = 0, stall = 0, idle = 0, instructions = 0, tasks = 0;
+  };
+  std::vector<PeRow> pe_rows;
+  std::string pe_source;
   if (wafer && wafer->contains("pes")) {
+    pe_source = "wafer counters, whole run";
     for (const json& p : (*wafer)["pes"]) {
-      uint64_t stalled = 0;
-      for (const auto& [reason, n] : p.value("stall_cycles", json::object()).items()) stalled += n.get<uint64_t>();
-      const uint64_t busy = p.value("busy_cycles", uint64_t{0}), idle = p.value("idle_cycles", uint64_t{0});
-      pe_list.push_back({{"x", p.value("x", 0)}, {"y", p.value("y", 0)}, {"busy_cycles", busy}, {"stall_cycles", stalled},
-                         {"idle_cycles", idle}, {"instructions", p.value("instructions", uint64_t{0})},
-                         {"tasks_started", p.value("tasks_started", uint64_t{0})}, {"source", "wafer counters, whole run"}});
+      PeRow row{p.value("x", 0), p.value("y", 0), p.value("busy_cycles", uint64_t{0}), 0, p.value("idle_cycles", uint64_t{0}),
+                p.value("instructions", uint64_t{0}), p.value("tasks_started", uint64_t{0})};
+      const json stalls = p.value("stall_cycles", json::object());
+      for (const auto& [reason, n] : stalls.items())
+        if (n.is_number()) row.stall += n.get<uint64_t>();
+      pe_rows.push_back(row);
     }
   } else {
-    for (const auto& [yx, c] : pes)
-      pe_list.push_back({{"x", yx.second}, {"y", yx.first}, {"busy_cycles", c.instructions}, {"stall_cycles", c.main_stalls},
-                         {"idle_cycles", cycles > c.instructions + c.main_stalls ? cycles - c.instructions - c.main_stalls : 0},
-                         {"instructions", c.instructions}, {"tasks_started", c.tasks_picked},
-                         {"source", "events (busy = instructions retired)"}});
+    pe_source = "events (busy = instructions retired)";
+    for (const auto& [yx, c] : pes) {
+      const uint64_t used = c.instructions + c.main_stalls;
+      pe_rows.push_back({yx.second, yx.first, c.instructions, c.main_stalls, cycles > used ? cycles - used : 0, c.instructions,
+                         c.tasks_picked});
+    }
   }
-  j["pe_count"] = pe_list.size();
-  std::stable_sort(pe_list.begin(), pe_list.end(), [](const json& a, const json& b) {
-    return a["busy_cycles"].get<uint64_t>() + a["stall_cycles"].get<uint64_t>() >
-           b["busy_cycles"].get<uint64_t>() + b["stall_cycles"].get<uint64_t>();
-  });
+  j["pe_count"] = pe_rows.size();
+  std::stable_sort(pe_rows.begin(), pe_rows.end(), [](const PeRow& a, const PeRow& b) { return a.busy + a.stall > b.busy + b.stall; });
   json busiest = json::array();
-  for (size_t i = 0; i < pe_list.size() && int(i) < options.top; ++i) busiest.push_back(pe_list[i]);
+  for (size_t i = 0; i < pe_rows.size() && int(i) < options.top; ++i) {
+    const PeRow& r = pe_rows[i];
+    busiest.push_back({{"x", r.x}, {"y", r.y}, {"busy_cycles", r.busy}, {"stall_cycles", r.stall}, {"idle_cycles", r.idle},
+                       {"instructions", r.instructions}, {"tasks_started", r.tasks}, {"source", pe_source}});
+  }
   j["pes"] = busiest;
 
   std::vector<std::pair<std::pair<int, bool>, uint64_t>> reasons(stall_reasons.begin(), stall_reasons.end());

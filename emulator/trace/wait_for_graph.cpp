@@ -101,9 +101,7 @@ WaitForGraph WaitForGraph::build(const emu::HangReport& report, const emu::Wafer
       const bool output = w.reason == emu::StallReason::OUTPUT_QUEUE_FULL || w.kind == emu::Wait::Kind::OUTPUT_PENDING ||
                           w.kind == emu::Wait::Kind::ROUTER;
       if (!input && !output) continue;
-      const std::string why =
-          input ? fmt::format("needs wavelets on color {} that it sends", w.color)
-                : fmt::format("cannot hand on color {}: it does not take them", w.color);
+      const std::string why = input ? "to receive from it" : "to send to it (it does not take what waits)";
       for (const Pe& other : far_ends(wafer, p.x, p.y, w.color, input)) add_edge(p.x, p.y, other, w.color, why);
     }
   }

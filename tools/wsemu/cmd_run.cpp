@@ -1,6 +1,7 @@
 // `wsemu run`: run a built kernel on the virtual wafer with .npy inputs and outputs.
 #include "tools/wsemu/kernel_cli.hpp"
 #include "tools/wsemu/subcommand.hpp"
+#include "tools/wsemu/trace_options.hpp"
 
 namespace wsemu::cli {
 namespace {
@@ -23,14 +24,18 @@ Example:
   wsemu run gemv.wsx --in A=A.npy --in x=x.npy --in b=b.npy --out y=y.npy --stats stats.json
 )";
 
-int run_command(const KernelCliArgs& a) {
+int run_command(const KernelCliArgs& a, const TraceRecordingOptions& trace) {
   std::unique_ptr<PreparedRun> p = prepare_run(a, "run");
   if (!p) return kExitUsage;
   runtime::host::SdkRuntime rt(p->exe, p->options);
   std::map<std::string, runtime::npy::NpyArray> outputs;
+  TraceRecordingPtr recording;
   try {
+    recording = start_trace_recording(rt, trace);
     outputs = runtime::host::run_kernel(rt, p->request);
+    finish_trace_recording(recording, rt, nullptr);
   } catch (const runtime::host::HostError& e) {
+    finish_trace_recording(recording, rt, &e);
     write_stats(rt, a.stats_path, "run");
     return report_host_error(e, "run");
   }
@@ -49,11 +54,13 @@ int run_command(const KernelCliArgs& a) {
 
 const Register kRun{Subcommand{"run", [](CLI::App& app) -> std::function<int()> {
                                  auto args = std::make_shared<KernelCliArgs>();
+                                 auto trace = std::make_shared<TraceRecordingOptions>();
                                  app.description("Run a built kernel (.wsx) on the virtual wafer: .npy inputs in, "
                                                  ".npy outputs out, cycles and stats");
                                  add_kernel_options(app, *args);
+                                 add_trace_options(app, *trace);
                                  app.footer(kFooter);
-                                 return [args]() { return run_command(*args); };
+                                 return [args, trace]() { return run_command(*args, *trace); };
                                }}};
 
 }  // namespace

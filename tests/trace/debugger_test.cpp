@@ -1,0 +1,119 @@
+// The debugger engine on the two-PE kernel (cycles as worked out in golden/two_pe_send.log):
+// a batch script sets breakpoints, steps, prints values that are checked against the hand
+// reasoning; PC breakpoints stop before the instruction; watchpoints; where; the hang.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "runtime/debug/debugger.hpp"
+#include "tests/trace/trace_test_support.hpp"
+
+namespace wsemu::testing {
+namespace {
+
+bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+
+// Runs the commands; returns everything the debugger printed.
+std::string session(emu::Wafer& wafer, const std::string& script, debug::Debugger** keep = nullptr) {
+  std::ostringstream out;
+  debug::Debugger dbg(wafer, out);
+  std::istringstream in(script);
+  debug::run_script(dbg, in, out, /*echo=*/true);
+  EXPECT_FALSE(dbg.any_command_failed()) << out.str();
+  (void)keep;
+  return out.str();
+}
+
+TEST(Debugger, BatchBreakStepPrint) {
+  auto wafer = two_pe_send_wafer();
+  const std::string out = session(*wafer, R"(# stop when P1.0 starts its data task
+break task recv at 1,0
+continue
+step 3
+print got
+print r1
+continue
+print got
+delete 1
+continue
+print got at 1,0
+)");
+  // The first `recv` is picked at cycle 5 and the run stops there.
+  EXPECT_TRUE(contains(out, "breakpoint 1 at cycle 5: PE(1,0) picked task 4 'recv'")) << out;
+  EXPECT_TRUE(contains(out, "PE(1,0) task 4 'recv' pc 0: ld32 r1, [got]")) << out;
+  // Three more cycles run ld32 (6), add (7), st32 (8): got = 7, r1 = 7; the clock shows 9.
+  EXPECT_TRUE(contains(out, "(wsemu) step 3\ncycle 9\n")) << out;
+  EXPECT_TRUE(contains(out, "(wsemu) print got\ngot = 7\n")) << out;
+  EXPECT_TRUE(contains(out, "(wsemu) print r1\nr1 = 7 (0x7")) << out;
+  // The second wavelet's task is picked at cycle 10; its add has not happened yet.
+  EXPECT_TRUE(contains(out, "breakpoint 1 at cycle 10: PE(1,0) picked task 4 'recv'")) << out;
+  EXPECT_TRUE(contains(out, "(wsemu) print got\ngot = 7\n(wsemu) delete 1")) << out;
+  EXPECT_TRUE(contains(out, "the wafer is quiescent at cycle 15")) << out;
+  EXPECT_TRUE(contains(out, "(wsemu) print got at 1,0\ngot = 16\n")) << out;
+}
+
+TEST(Debugger, PcBreakpointStopsBeforeTheInstruction) {
+  auto wafer = two_pe_send_wafer();
+  // st32 is pc 2 of the accumulator; it runs at cycle 8, so the stop comes after cycle 7.
+  const std::string out = session(*wafer, "break pc 2 at 1,0\ncontinue\nprint got\nprint r1\nstep\nprint got\n");
+  EXPECT_TRUE(contains(out, "breakpoint 1 at cycle 7: PE(1,0) is about to run pc 2")) << out;
+  EXPECT_TRUE(contains(out, "PE(1,0) task 4 'recv' pc 2: st32 [got], r1")) << out;
+  EXPECT_TRUE(contains(out, "(wsemu) print got\ngot = 0\n(wsemu) print r1\nr1 = 7")) << out;
+  EXPECT_TRUE(contains(out, "(wsemu) step\ncycle 9\n(wsemu) print got\ngot = 7\n")) << out;
+}
+
+TEST(Debugger, WatchWaveletAndCycleBreakpoints) {
+  auto wafer = two_pe_send_wafer();
+  const std::string out = session(*wafer, R"(break cycle 3
+break wavelet 4 at 1,0
+watch got at 1,0
+continue
+continue
+continue
+continue
+info breakpoints
+)");
+  EXPECT_TRUE(contains(out, "breakpoint 1: the wafer reached cycle 3")) << out;
+  EXPECT_TRUE(contains(out, "breakpoint 2 at cycle 4: PE(1,0)'s router sent a wavelet of color 4 to the core (RAMP): payload 0x00000007")) << out;
+  EXPECT_TRUE(contains(out, "breakpoint 2 at cycle 6: PE(1,0)'s router sent a wavelet of color 4 to the core (RAMP): payload 0x00000009")) << out;
+  EXPECT_TRUE(contains(out, "watchpoint 3 at cycle 8: got (0x")) << out;
+  EXPECT_TRUE(contains(out, "changed from 0 to 7")) << out;
+  EXPECT_TRUE(contains(out, "2 break wavelet on color 4 at PE(1,0) (hit 2 times)")) << out;
+}
+
+TEST(Debugger, WhereAndHangOnTheDeadlock) {
+  auto wafer = deadlock_wafer();
+  const std::string out = session(*wafer, "continue\nwhere\nwhere 1,0,1,1\ninfo queues at 0,0\ninfo routes at 0,0\n");
+  EXPECT_TRUE(contains(out, "the run hangs at cycle 2")) << out;
+  EXPECT_TRUE(contains(out, "deadlock: PE(0,0) -> PE(1,0) -> PE(0,0)")) << out;
+  EXPECT_TRUE(contains(out, "PE(0,0): task 10 'exchange' pc 0 `recv r1, 1")) << out;
+  EXPECT_TRUE(contains(out, "stalled: input_queue_empty (color 2)")) << out;
+  EXPECT_TRUE(contains(out, "stalled: input_queue_empty (color 1)")) << out;
+  EXPECT_TRUE(contains(out, "(wsemu) where 1,0,1,1\n  PE(1,0): task 10")) << out;
+  EXPECT_TRUE(contains(out, "input queue 1: color 2, 0 wavelet(s)")) << out;
+  EXPECT_TRUE(contains(out, "color  1: rx RAMP -> tx E")) << out;
+  EXPECT_TRUE(contains(out, "color  2: rx E -> tx RAMP")) << out;
+}
+
+TEST(Debugger, BadCommandsSayWhatIsWrongAndDoNotStop) {
+  auto wafer = two_pe_send_wafer();
+  std::ostringstream out;
+  debug::Debugger dbg(*wafer, out);
+  EXPECT_TRUE(dbg.execute("frobnicate"));
+  EXPECT_TRUE(dbg.execute("print nosuchsymbol at 1,0"));
+  EXPECT_TRUE(dbg.execute("break pc nolabel at 1,0"));
+  EXPECT_TRUE(dbg.execute("pe 9,9"));
+  EXPECT_TRUE(dbg.execute("print got[3] at 1,0"));
+  EXPECT_TRUE(dbg.any_command_failed());
+  const std::string s = out.str();
+  EXPECT_TRUE(contains(s, "error: unknown command 'frobnicate'")) << s;
+  EXPECT_TRUE(contains(s, "error: PE(1,0)'s program has no symbol, register or descriptor 'nosuchsymbol'")) << s;
+  EXPECT_TRUE(contains(s, "error: 'nolabel' is neither an instruction index nor a label")) << s;
+  EXPECT_TRUE(contains(s, "error: PE(9,9) is outside the 2x1 fabric")) << s;
+  EXPECT_TRUE(contains(s, "error: got has 1 elements")) << s;
+  EXPECT_FALSE(dbg.execute("quit"));
+  EXPECT_EQ(wafer->cycle(), 0u) << "inspection never runs the wafer";
+}
+
+}  // namespace
+}  // namespace wsemu::testing

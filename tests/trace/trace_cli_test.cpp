@@ -1,0 +1,116 @@
+// The command line end to end on kernels/gemv-01-single-pe (y = A x + b on PE(1,1) of a 3x3
+// fabric, M = 4, N = 6): `wsemu run --trace`, every `wsemu trace` view, and `wsemu debug --batch`
+// with a breakpoint, steps and a printed value checked against y computed here.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "emulator/trace/trace_reader.hpp"
+#include "runtime/npy/npy.hpp"
+#include "tests/trace/trace_test_support.hpp"
+
+namespace wsemu::testing {
+namespace {
+
+bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
+
+class TraceCli : public ScratchDir {
+ protected:
+  void SetUp() override {
+    ScratchDir::SetUp();
+    const char* bin = std::getenv("WSEMU_BIN_DIR");
+    wsemu_ = std::string(bin ? bin : "build/bin") + "/wsemu";
+    ASSERT_EQ(sh(wsemu_ + " build " + (source_dir() / "kernels/gemv-01-single-pe/layout.wsl").string() + " -q -o " + path("gemv.wsx")), 0)
+        << output_;
+    // A = [[i + j]], x = [1..6], b = [10, 20, 30, 40]: y_i = sum_j (i + j)(j + 1) + b_i.
+    std::vector<float> a(M * N), x(N), b(M);
+    for (int i = 0; i < M; ++i)
+      for (int j = 0; j < N; ++j) a[size_t(i * N + j)] = float(i + j);
+    for (int j = 0; j < N; ++j) x[size_t(j)] = float(j + 1);
+    for (int i = 0; i < M; ++i) b[size_t(i)] = float(10 * (i + 1));
+    for (int i = 0; i < M; ++i) {
+      float y = b[size_t(i)];
+      for (int j = 0; j < N; ++j) y += a[size_t(i * N + j)] * x[size_t(j)];
+      y_.push_back(y);
+    }
+    write("A.npy", a);
+    write("x.npy", x);
+    write("b.npy", b);
+    inputs_ = " --in A=" + path("A.npy") + " --in x=" + path("x.npy") + " --in b=" + path("b.npy");
+  }
+  void write(const std::string& name, const std::vector<float>& v) {
+    runtime::npy::NpyArray arr;
+    arr.dtype = runtime::npy::DType::F32;
+    arr.shape = {v.size()};
+    arr.data.resize(v.size() * 4);
+    std::memcpy(arr.data.data(), v.data(), arr.data.size());
+    runtime::npy::write_npy(path(name), arr);
+  }
+  int sh(const std::string& cmd) {
+    const int rc = std::system((cmd + " > " + path("out.txt") + " 2>&1").c_str());
+    output_ = read_file(path("out.txt"));
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+  }
+  static constexpr int M = 4, N = 6;
+  std::string wsemu_, inputs_, output_;
+  std::vector<float> y_;
+};
+
+TEST_F(TraceCli, RunRecordsATraceThatEveryViewReads) {
+  const std::string t = path("run.wstrace");
+  ASSERT_EQ(sh(wsemu_ + " run " + path("gemv.wsx") + inputs_ + " --out y=" + path("y.npy") + " --trace " + t +
+               " --trace-events all"), 0) << output_;
+  EXPECT_TRUE(contains(output_, "wrote trace " + t)) << output_;
+  trace::TraceReader reader(t);
+  EXPECT_TRUE(reader.complete());
+  EXPECT_EQ(reader.header().width, 3);
+  ASSERT_NE(reader.programs().at(1, 1), nullptr);
+
+  ASSERT_EQ(sh(wsemu_ + " trace " + t + " summary"), 0) << output_;
+  EXPECT_TRUE(contains(output_, "ended: quiescent")) << output_;
+  EXPECT_TRUE(contains(output_, "hottest links")) << output_;
+  ASSERT_EQ(sh(wsemu_ + " trace " + t + " text --pe 1,1 --kinds instructions --max-lines 5"), 0) << output_;
+  EXPECT_TRUE(contains(output_, " P1.1 insn ")) << output_;
+  ASSERT_EQ(sh(wsemu_ + " trace " + t + " perfetto -o " + path("p.json")), 0) << output_;
+  EXPECT_NO_THROW((void)nlohmann::json::parse(read_file(path("p.json"))));
+  ASSERT_EQ(sh(wsemu_ + " trace " + t + " heatmap --cell 8"), 0) << output_;
+  EXPECT_TRUE(std::filesystem::exists(path("run.heatmap.png"))) << "written next to the trace";
+  ASSERT_EQ(sh(wsemu_ + " trace " + t + " html"), 0) << output_;
+  EXPECT_TRUE(std::filesystem::exists(path("run.html")));
+  ASSERT_EQ(sh(wsemu_ + " trace " + t + " hang"), 0) << output_;
+  EXPECT_TRUE(contains(output_, "did not hang")) << output_;
+
+  // Bad input: a clear error and exit status 2.
+  EXPECT_EQ(sh(wsemu_ + " trace " + path("A.npy") + " summary"), 2);
+  EXPECT_TRUE(contains(output_, "is not a wsemu trace")) << output_;
+  EXPECT_EQ(sh(wsemu_ + " trace " + t + " text --cycles 9:3"), 2);
+  EXPECT_EQ(sh(wsemu_ + " run " + path("gemv.wsx") + inputs_ + " --trace " + path("x.wstrace") + " --trace-events bogus"), 2);
+  EXPECT_TRUE(contains(output_, "unknown kind 'bogus'")) << output_;
+}
+
+TEST_F(TraceCli, DebugBatchBreaksStepsAndPrints) {
+  // Stop at the column loop of compute, step, print; run to the end and compare y with the
+  // value computed here.
+  std::ofstream(path("cmds.txt")) << "# stop at the top of the column loop\n"
+                                     "break pc column at 1,1\n"
+                                     "run\n"
+                                     "step 3\n"
+                                     "print x[0]\n"
+                                     "delete\n"
+                                     "continue\n"
+                                     "print y\n";
+  const int rc = sh(wsemu_ + " debug " + path("gemv.wsx") + inputs_ + " --batch " + path("cmds.txt"));
+  EXPECT_EQ(rc, 0) << output_;
+  EXPECT_TRUE(contains(output_, "is about to run pc")) << output_;
+  EXPECT_TRUE(contains(output_, "(wsemu) print x[0]\nx[0] = 1\n")) << output_;
+  std::string expected = "y = [";
+  for (size_t i = 0; i < y_.size(); ++i) expected += fmt::format("{}{}", i ? ", " : "", y_[i]);
+  EXPECT_TRUE(contains(output_, expected + "]")) << "expected " << expected << "\n" << output_;
+}
+
+}  // namespace
+}  // namespace wsemu::testing

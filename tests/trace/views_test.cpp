@@ -1,0 +1,138 @@
+// The trace views: summary figures against counts worked out from the golden kernel, the
+// Perfetto JSON (parses, one track per active PE and per link, flows follow wavelets), and the
+// heatmap PNG (decodes, has the documented size, colours the used links).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "emulator/trace/trace_reader.hpp"
+#include "emulator/trace/trace_views.hpp"
+#include "emulator/trace/trace_writer.hpp"
+#include "tests/trace/trace_test_support.hpp"
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#define STB_IMAGE_IMPLEMENTATION
+#define STB_IMAGE_STATIC
+#include <stb/stb_image.h>
+#pragma GCC diagnostic pop
+
+namespace wsemu::testing {
+namespace {
+
+using nlohmann::json;
+
+class TraceViews : public ScratchDir {
+ protected:
+  void SetUp() override {
+    ScratchDir::SetUp();
+    file_ = path("two_pe.wstrace");
+    auto wafer = two_pe_send_wafer();
+    trace::TraceWriter writer(file_, *wafer);
+    wafer->set_event_sink(&writer);
+    writer.finish(*wafer, wafer->run(1000));
+  }
+  std::string file_;
+};
+
+TEST_F(TraceViews, SummaryCountsWaveletsLinksPesAndStalls) {
+  trace::TraceReader reader(file_);
+  const json s = trace::summary_json(reader, {});
+  EXPECT_EQ(s["cycles"], 15);
+  EXPECT_EQ(s["status"], "quiescent");
+  // Two wavelets on color 4: each crosses one link (P0.0 E) and is delivered once.
+  ASSERT_EQ(s["colors"].size(), 1u);
+  EXPECT_EQ(s["colors"][0]["color"], 4);
+  EXPECT_EQ(s["colors"][0]["link_hops"], 2);
+  EXPECT_EQ(s["colors"][0]["ramp_deliveries"], 2);
+  // Two links carry traffic, two wavelets each: P0.0 E (utilization 2/15) and P1.0 RAMP.
+  ASSERT_EQ(s["hottest_links"].size(), 2u);
+  EXPECT_EQ(s["hottest_links"][0]["x"], 0);
+  EXPECT_EQ(s["hottest_links"][0]["direction"], "E");
+  EXPECT_EQ(s["hottest_links"][0]["wavelets"], 2);
+  EXPECT_NEAR(s["hottest_links"][0]["utilization"].get<double>(), 2.0 / 15.0, 1e-12);
+  EXPECT_EQ(s["hottest_links"][0]["backpressure_cycles"], 0);
+  // P1.0: 2 picks + 8 instructions busy = 10 cycles; P0.0: 1 pick + 5 instructions = 6.
+  ASSERT_EQ(s["pes"].size(), 2u);
+  EXPECT_EQ(s["pes"][0]["x"], 1);
+  EXPECT_EQ(s["pes"][0]["busy_cycles"], 10);
+  EXPECT_EQ(s["pes"][0]["instructions"], 8);
+  EXPECT_EQ(s["pes"][0]["tasks_started"], 2);
+  EXPECT_EQ(s["pes"][1]["busy_cycles"], 6);
+  EXPECT_EQ(s["pes"][1]["stall_cycles"], 0);
+  EXPECT_TRUE(s["stall_reasons"].empty());
+
+  std::ostringstream text;
+  trace::write_summary(reader, {}, text);
+  EXPECT_NE(text.str().find("P0.0 E"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("13.3%"), std::string::npos) << text.str();
+}
+
+TEST_F(TraceViews, PerfettoJsonParsesWithOneTrackPerActivePeAndLink) {
+  trace::TraceReader reader(file_);
+  std::ostringstream out;
+  trace::write_perfetto(reader, {}, out);
+  const json j = json::parse(out.str());  // throws (fails the test) when not valid JSON
+  ASSERT_TRUE(j.contains("traceEvents"));
+  std::set<std::string> pe_tracks, link_tracks;
+  std::map<int, std::string> pid_name;
+  int task_slices = 0, instruction_slices = 0, flow_starts = 0, flow_ends = 0;
+  for (const json& e : j["traceEvents"]) {
+    if (e["ph"] == "M" && e["name"] == "process_name") pid_name[e["pid"]] = e["args"]["name"];
+    if (e["ph"] == "M" && e["name"] == "thread_name") (e["pid"] == 1 ? pe_tracks : link_tracks).insert(e["args"]["name"]);
+    if (e["ph"] == "X" && e["cat"] == "task") ++task_slices;
+    if (e["ph"] == "X" && e["cat"] == "instruction") ++instruction_slices;
+    flow_starts += e["ph"] == "s";
+    flow_ends += e["ph"] == "f";
+  }
+  EXPECT_EQ(pid_name[1], "PEs");
+  EXPECT_EQ(pid_name[2], "links");
+  EXPECT_EQ(pe_tracks, (std::set<std::string>{"P0.0", "P1.0"}));
+  EXPECT_EQ(link_tracks, (std::set<std::string>{"P0.0 E", "P1.0 RAMP"}));
+  EXPECT_EQ(task_slices, 3);
+  EXPECT_EQ(instruction_slices, 13);
+  // Each wavelet's hop into P1.0's RAMP is linked to its hop out of P0.0.
+  EXPECT_EQ(flow_starts, 2);
+  EXPECT_EQ(flow_ends, 2);
+  // The task slice of P1.0's first `recv` spans its pick (@5) to its exit (@9): 5 cycles.
+  for (const json& e : j["traceEvents"])
+    if (e["ph"] == "X" && e["cat"] == "task" && e["args"]["cycle"] == 5) {
+      EXPECT_EQ(e["args"]["cycles"], 5);
+    }
+}
+
+TEST_F(TraceViews, HeatmapPngDecodesWithTheDocumentedSize) {
+  trace::TraceReader reader(file_);
+  trace::HeatmapOptions o;
+  o.cell = 10;
+  const std::string png = path("heat.png");
+  trace::write_png(trace::render_heatmap(reader, o), png);
+  int w = 0, h = 0, channels = 0;
+  unsigned char* pixels = stbi_load(png.c_str(), &w, &h, &channels, 3);
+  ASSERT_NE(pixels, nullptr) << stbi_failure_reason();
+  // 2x1 fabric, 10 px per PE: width 4 * 20 + 5 * 8, height 8 + (10 + 24) + 28.
+  EXPECT_EQ(w, 4 * 20 + 40);
+  EXPECT_EQ(h, 8 + 34 + 28);
+  // The E panel (second) colours P0.0's cell (used 2/15 of the cycles), not P1.0's.
+  auto pixel = [&](int x, int y) {
+    const unsigned char* p = pixels + (size_t(y) * size_t(w) + size_t(x)) * 3;
+    return std::array<int, 3>{p[0], p[1], p[2]};
+  };
+  const int e_left = 8 + 20 + 8, top = 8 + 16;
+  EXPECT_NE(pixel(e_left + 4, top + 4), pixel(e_left + 14, top + 4));
+  EXPECT_EQ(pixel(e_left + 14, top + 4), (std::array<int, 3>{44, 44, 52})) << "no traffic on P1.0's east link";
+  stbi_image_free(pixels);
+
+  // Per color: one row of panels per color asked for.
+  o.colors = trace::parse_colors("3,4");
+  const trace::Image two_rows = trace::render_heatmap(reader, o);
+  EXPECT_EQ(two_rows.height, 8 + 2 * 34 + 28);
+}
+
+}  // namespace
+}  // namespace wsemu::testing
