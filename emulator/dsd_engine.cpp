@@ -1,6 +1,8 @@
 // The DSD engine of PeCore: vector operations over descriptors, synchronous and asynchronous.
 //
-// Element i of an operation reads each source's element i (a register source is read anew for
+// Length: that of the first mem1d / mem4d / fabric operand (all of those must agree); a
+// circular buffer or FIFO adapts (a circular buffer gives its ring size only when no other
+// operand gives a length). Element i of an operation reads each source's element i (a register source is read anew for
 // every element, so a register destination that is also a source accumulates: a reduction),
 // computes, and writes the destination's element i. Memory-only synchronous operations run
 // in bulk at issue, the main thread then stays busy for startup + ceil(length / width)
@@ -14,7 +16,6 @@
 
 #include "emulator/fault.hpp"
 #include "emulator/fp16.hpp"
-#include "emulator/insn_text.hpp"
 #include "emulator/pe_core.hpp"
 
 namespace wsemu::emu {
@@ -119,8 +120,8 @@ VectorOperand PeCore::resolve_operand(const isa::Operand& o, bool is_dst, uint8_
   }
   if (d.elem_bits != bits)
     kernel_error(fmt::format("d{} holds {}-bit elements, but this operand is {}-bit", o.value, d.elem_bits, bits));
-  if (d.kind == DsdKind::CIRCBUF && d.extents[0] == 0)
-    kernel_error(fmt::format("d{}: circular buffer of size 0 (extents[0])", o.value));
+  if (d.kind == DsdKind::CIRCBUF && d.length == 0)
+    kernel_error(fmt::format("d{}: circular buffer of 0 elements", o.value));
   if (d.kind == DsdKind::FIFO && d.length == 0) kernel_error(fmt::format("d{}: FIFO of capacity 0", o.value));
   return v;
 }
@@ -149,7 +150,7 @@ uint32_t PeCore::element_address(const VectorOperand& v, uint32_t i) const {
       }
       break;
     }
-    case DsdKind::CIRCBUF: offset = positive_mod(int64_t(d.head) + int64_t(i) * d.stride, d.extents[0]); break;
+    case DsdKind::CIRCBUF: offset = positive_mod(int64_t(d.head) + int64_t(i) * d.stride, d.length); break;
     default: break;
   }
   const int64_t a = int64_t(d.base) + offset * eb;
@@ -169,11 +170,13 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
   op.task = main.task;
   op.width = uint16_t(std::max(1, profile.simd_width(info.timing)));
   bool have_length = false;
+  int first_ring = -1;  // a circular buffer gives the length only when nothing else does
   for (int i = 0; i < info.num_operands; ++i) {
     VectorOperand& v = op.operands[i];
     v = resolve_operand(insn.operands[i], i == 0, operand_bits(insn.op, i));
     if (v.kind == Kind::FABIN || v.kind == Kind::FABOUT || v.kind == Kind::FIFO) op.streaming = true;
-    if (v.kind == Kind::REG || v.kind == Kind::FIFO) continue;
+    if (v.kind == Kind::MEM && v.d.kind == DsdKind::CIRCBUF && first_ring < 0) first_ring = i;
+    if (v.kind == Kind::REG || v.kind == Kind::FIFO || v.d.kind == DsdKind::CIRCBUF) continue;
     const uint32_t len = operand_length(v);
     if (!have_length) {
       op.length = len;
@@ -182,6 +185,10 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
       kernel_error(fmt::format("{}: operand d{} has {} elements, the operation {}", info.mnemonic, v.index, len,
                                op.length));
     }
+  }
+  if (!have_length && first_ring >= 0) {
+    op.length = op.operands[first_ring].d.length;
+    have_length = true;
   }
   if (!have_length)
     kernel_error(fmt::format("{}: a vector operation needs a memory or fabric descriptor to give its length",
@@ -226,7 +233,7 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
     const VectorOperand& v = op.operands[i];
     if (v.kind == Kind::MEM && v.d.kind == DsdKind::CIRCBUF) {
       isa::Descriptor& live = dsrs[v.index % isa::kNumDsrs];
-      live.head = uint32_t(positive_mod(int64_t(live.head) + int64_t(op.length) * live.stride, live.extents[0]));
+      live.head = uint32_t(positive_mod(int64_t(live.head) + int64_t(op.length) * live.stride, live.length));
     }
   }
 

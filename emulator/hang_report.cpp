@@ -10,7 +10,7 @@
 #include <numeric>
 #include <set>
 
-#include "emulator/insn_text.hpp"
+#include "isa/assembler.hpp"
 #include "emulator/wafer.hpp"
 
 namespace wsemu::emu {
@@ -149,7 +149,7 @@ HangReport Wafer::hang_report() const {
       const isa::ObjectImage& img = *programs_[c.program_index].image;
       const LoadedProgram& prog = programs_[c.program_index];
       auto insn_at = [&](uint32_t pc) {
-        return pc < prog.insns.size() && prog.insns[pc] ? instruction_text(*prog.insns[pc]) : std::string("?");
+        return pc < prog.insns.size() && prog.insns[pc] ? isa::format_instruction(*prog.insns[pc], &img) : std::string("?");
       };
       auto add_stall = [&](Wait::Kind kind, int ut, const StallInfo& st, uint32_t pc) {
         Wait w;

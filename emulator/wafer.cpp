@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "emulator/insn_text.hpp"
+#include "isa/assembler.hpp"
 
 namespace wsemu::emu {
 
@@ -364,7 +364,7 @@ void Wafer::compute_tile(uint32_t s) {
       if (core->executing_pc >= 0) {
         const LoadedProgram& prog = programs_[core->program_index];
         f.pc = uint32_t(core->executing_pc);
-        if (size_t(*f.pc) < prog.insns.size() && prog.insns[*f.pc]) f.instruction = instruction_text(*prog.insns[*f.pc]);
+        if (size_t(*f.pc) < prog.insns.size() && prog.insns[*f.pc]) f.instruction = isa::format_instruction(*prog.insns[*f.pc], prog.image.get());
         if (const int line = prog.source_line(*f.pc); line > 0) f.source_line = line;
       }
       t.fault = std::move(f);

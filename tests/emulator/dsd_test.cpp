@@ -66,7 +66,7 @@ TEST(Dsd, Mem4dWalksDimensionZeroFastest) {
 TEST(Dsd, CircularBufferWrapsAndContinues) {
   TestProgram p;
   p.data<uint32_t>(0x1000, {1, 2, 3, 4});
-  p.dsd(0, circbuf(0x1000, 4, 6)).dsd(1, mem1d(0x1100, 6)).dsd(2, mem1d(0x1200, 6));
+  p.dsd(0, circbuf(0x1000, 4)).dsd(1, mem1d(0x1100, 6)).dsd(2, mem1d(0x1200, 6));
   p.code("main:\n  mov32 d1, d0\n  mov32 d2, d0\n  exit\n");
   auto w = run_task(p);
   EXPECT_EQ(read<uint32_t>(*w, 0, 0, 0x1100, 6), (std::vector<uint32_t>{1, 2, 3, 4, 1, 2}));

@@ -36,9 +36,9 @@ TEST(Fault, StoreIntoCodeIsAKernelError) {
   expect_kernel_error(r, "inside the code", 1);
   EXPECT_EQ(*r.fault->x, 1);
   EXPECT_EQ(*r.fault->y, 1);
-  EXPECT_EQ(r.fault->instruction, "st32 [r1 + 0], r1");
+  EXPECT_EQ(r.fault->instruction, "st32 [r1], r1");
   EXPECT_EQ(*r.fault->cycle, 2u);  // pick at 0, li at 1, st32 at 2
-  EXPECT_NE(r.to_string().find("kernel error at PE(1,1), cycle 2, pc 1 `st32 [r1 + 0], r1`"), std::string::npos)
+  EXPECT_NE(r.to_string().find("kernel error at PE(1,1), cycle 2, pc 1 `st32 [r1], r1`"), std::string::npos)
       << r.to_string();
 }
 

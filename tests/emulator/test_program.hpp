@@ -43,12 +43,11 @@ inline isa::Descriptor mem4d(uint16_t base, std::array<uint16_t, 4> extents, std
   d.elem_bits = bits;
   return d;
 }
-inline isa::Descriptor circbuf(uint16_t base, uint16_t size, uint32_t length, uint8_t bits = 32) {
+inline isa::Descriptor circbuf(uint16_t base, uint32_t size, uint8_t bits = 32) {
   isa::Descriptor d;
   d.kind = isa::DsdKind::CIRCBUF;
   d.base = base;
-  d.extents[0] = size;
-  d.length = length;
+  d.length = size;
   d.elem_bits = bits;
   return d;
 }
