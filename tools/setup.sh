@@ -11,7 +11,7 @@ preset=${1:-release}
 shift || true
 
 packages=(
-  g++ cmake ninja-build pkg-config
+  g++ cmake ninja-build pkg-config python3
   libboost-dev libtbb-dev xtensor-dev libxsimd-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev libspdlog-dev
   nlohmann-json3-dev libstb-dev zlib1g-dev dataset-fashion-mnist clang libclang-rt-14-dev
