@@ -81,6 +81,7 @@ uint32_t Wafer::ensure_state(int x, int y) {
   }
   states_.push_back(std::move(t));
   in_active_.push_back(0);
+  tile_flags_.push_back(0);
   tile_state_[size_t(y) * size_t(width_) + size_t(x)] = s;
   return s;
 }
@@ -340,9 +341,9 @@ Fault Wafer::internal_fault(const TileState& t, const char* what) const {
 
 void Wafer::compute_tile(uint32_t s) {
   TileState& t = states_[s];
-  t.progressed = false;
-  t.has_work = false;
+  bool progressed = false;
   t.sleep_until = 0;
+  tile_flags_[s] = kFaulted;  // until the step below completes
   EventRecorder* events = event_sink_ ? &t.events : nullptr;
   PeCore* core = t.core == kNone ? nullptr : &cores_[t.core];
   if (core) {
@@ -355,7 +356,7 @@ void Wafer::compute_tile(uint32_t s) {
     ctx.events = events;
     ctx.log = &t.log;
     try {
-      t.progressed = core->step(ctx).progressed;
+      progressed = core->step(ctx).progressed;
     } catch (const FaultError& e) {
       Fault f = e.fault();
       f.x = t.x;
@@ -377,7 +378,7 @@ void Wafer::compute_tile(uint32_t s) {
   try {
     const RouterContext rctx{&profile_, cycle_, t.x, t.y, events};
     const RouterCycle rc = route_cycle(t.router, core, rctx);
-    t.progressed |= rc.progressed;
+    progressed |= rc.progressed;
   } catch (const FaultError& e) {
     Fault f = e.fault();
     f.x = t.x;
@@ -390,8 +391,11 @@ void Wafer::compute_tile(uint32_t s) {
     return;
   }
   // Asked after the router: the RAMP may just have landed a wavelet that makes a task runnable.
-  t.has_work = (core && core->has_work()) || t.router.holds_wavelets();
-  t.sleep_until = core && !t.router.holds_wavelets() && !t.router.has_outbox() ? core->sleeping_until(cycle_) : 0;
+  const bool holds = t.router.holds_wavelets(), outbox = t.router.has_outbox();
+  const bool has_work = (core && core->has_work()) || holds;
+  t.sleep_until = core && !holds && !outbox ? core->sleeping_until(cycle_) : 0;
+  tile_flags_[s] = uint8_t((progressed ? kProgressed : 0) | (has_work ? kHasWork : 0) | (outbox ? kOutbox : 0) |
+                           (!t.log.empty() || !t.events.events().empty() ? kOutput : 0));
 }
 
 void Wafer::commit_tile(uint32_t s) {
@@ -413,15 +417,17 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
   // Faults, logs and events in fabric order, so that they do not depend on the thread count.
   bool progressed = false;
   const TileState* faulted = nullptr;
-  bool any_log = false, any_events = false;
+  bool any_output = false;
   for (uint32_t s : active_) {
+    const uint8_t f = tile_flags_[s];
+    progressed |= (f & kProgressed) != 0;
+    any_output |= (f & kOutput) != 0;
+    if (!(f & kFaulted)) continue;
     const TileState& t = states_[s];
-    progressed |= t.progressed;
-    any_log |= !t.log.empty();
-    any_events |= !const_cast<TileState&>(t).events.events().empty();
+    any_output = true;  // a faulting tile may have logged before it faulted
     if (t.fault && (!faulted || std::pair(t.y, t.x) < std::pair(faulted->y, faulted->x))) faulted = &t;
   }
-  if (any_log || any_events) {
+  if (any_output) {
     std::vector<uint32_t> order(active_);
     std::sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
       return std::pair(states_[a].y, states_[a].x) < std::pair(states_[b].y, states_[b].x);
@@ -453,8 +459,8 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
   scratch_senders_.clear();
   scratch_receivers_.clear();
   for (uint32_t s : active_) {
+    if (!(tile_flags_[s] & kOutbox)) continue;
     const RouterState& r = states_[s].router;
-    if (!r.has_outbox()) continue;
     scratch_senders_.push_back(s);
     for (int d = 0; d < kNumLinkDirections; ++d) {
       if (!((r.out_valid >> d) & 1) && !r.out_credits[d]) continue;
@@ -470,7 +476,7 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
   // The next active set: tiles that still have work, plus every tile that received something.
   scratch_next_.clear();
   for (uint32_t s : active_) {
-    if (states_[s].has_work)
+    if (tile_flags_[s] & kHasWork)
       scratch_next_.push_back(s);
     else
       in_active_[s] = 0;

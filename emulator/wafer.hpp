@@ -143,9 +143,7 @@ class Wafer {
     std::array<uint32_t, kNumLinkDirections> neighbor{kNone, kNone, kNone, kNone};
     uint32_t core = kNone;  // index into cores_
     RouterState router;
-    // Per-cycle scratch, written by the tile's own compute.
-    bool progressed = false;
-    bool has_work = false;
+    // Per-cycle scratch, written by the tile's own compute (the summary bits are in tile_flags_).
     uint64_t sleep_until = 0;  // > 0: only counting down a multi-cycle instruction until then
     uint64_t commit_epoch = ~uint64_t{0};
     std::optional<Fault> fault;
@@ -182,6 +180,10 @@ class Wafer {
   std::map<const isa::ObjectImage*, uint32_t> program_index_;
   std::vector<uint32_t> active_;        // state indices, ascending
   std::vector<uint8_t> in_active_;      // per state
+  // Per state, what its last compute found (kProgressed...): the serial passes between the
+  // phases read these bytes instead of every tile's state.
+  enum : uint8_t { kProgressed = 1, kHasWork = 2, kFaulted = 4, kOutput = 8, kOutbox = 16 };
+  std::vector<uint8_t> tile_flags_;
   std::vector<uint32_t> scratch_senders_, scratch_receivers_, scratch_next_;
   std::function<void(const LogLine&)> log_sink_;
   std::vector<LogLine> log_;
