@@ -169,7 +169,9 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
       ramp_in_used = true;
     } else {
       ch.input[src].pop();
-      if (!(r.off_fabric & (1u << src))) r.out_credits[src] |= 1u << ch.color;
+      // The credit goes back to the color the sender used (the other one, if swapped here).
+      const int sent_as = ch.color ^ int(color_swapped(r, ch.color, Direction(src)));
+      if (!(r.off_fabric & (1u << src))) r.out_credits[src] |= 1u << sent_as;
     }
     Wavelet out = w;
     out.advance_switch_after = false;
@@ -218,10 +220,24 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
   return rc;
 }
 
+bool color_swapped(const RouterState& r, int color, Direction from) {
+  if (from == Direction::RAMP) return false;
+  const ColorChannel* a = r.channel(color);
+  const ColorChannel* b = r.channel(color ^ 1);
+  if (!a || !b) return false;
+  const bool x_axis = from == Direction::EAST || from == Direction::WEST;
+  const bool enabled = x_axis ? (a->route.swap_x || b->route.swap_x) : (a->route.swap_y || b->route.swap_y);
+  const DirectionMask m = DirectionMask(1u << int(from));
+  return enabled && (a->buffered & m) && (b->buffered & m);
+}
+
 void router_receive(RouterState& r, Direction from, const Wavelet& w) {
-  ColorChannel* ch = r.channel(w.color);
-  // The sender only sends with a credit, which exists only for a buffer of this color.
-  if (ch) ch->input[int(from)].push(w);
+  Wavelet in = w;
+  if (color_swapped(r, w.color, from)) in.color = uint8_t(w.color ^ 1);
+  ColorChannel* ch = r.channel(in.color);
+  // The sender only sends with a credit, which exists only for a buffer of this color (or, when
+  // swapped, of its pair, which receives from the same side).
+  if (ch) ch->input[int(from)].push(in);
 }
 
 void router_receive_credits(RouterState& r, Direction toward, uint32_t colors) {

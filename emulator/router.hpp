@@ -18,6 +18,13 @@
 //   shifted down. The switch moves only after the wavelet itself has been forwarded.
 // - Range filter (per color, optional): a data wavelet goes to RAMP only if its upper 16 bits
 //   are in [min, max]; copies to the links are unaffected.
+// - Color swap (WSE-2): colors c and c ^ 1 form a pair. A wavelet of the pair that arrives from
+//   an east or west link (swap_x) or a north or south link (swap_y) becomes the other color of
+//   the pair when either color's route enables that axis and both colors receive from that
+//   side; from then on it is routed, delivered and counted as the other color. Credits stay
+//   with the sender's color (the buffer a swapped wavelet waits in returns its credit to the
+//   color it arrived as). Only links between two routers swap: host edge ports do not, and
+//   swapping wavelets from the ramp (both axes enabled) is not emulated.
 // The router touches only its own tile's state and its outbox; neighbours read the outbox in
 // the commit phase. It never allocates during a cycle.
 #pragma once
@@ -46,6 +53,8 @@ struct ColorRoute {
   bool ring_mode = false;     // SWITCH_ADV past the last position wraps to 0 (else it stays)
   bool filter = false;        // range filter on the upper 16 bits of wavelets to RAMP
   uint16_t filter_min = 0, filter_max = 0xFFFF;
+  bool swap_x = false;        // color swap c <-> c ^ 1 for wavelets from E and W (WSE-2)
+  bool swap_y = false;        // ... from N and S
 
   static ColorRoute simple(DirectionMask rx, DirectionMask tx) {
     ColorRoute r;
@@ -144,6 +153,10 @@ RouterCycle route_cycle(RouterState& router, RampPort* core, const RouterContext
 // Commit phase: what a neighbour sent through the link that arrives from direction `from`.
 void router_receive(RouterState& router, Direction from, const Wavelet& w);
 void router_receive_credits(RouterState& router, Direction toward, uint32_t colors);
+
+// Whether a wavelet of `color` arriving from link `from` changes to color ^ 1 (color swap). The
+// relation is symmetric within the pair, so the buffer a wavelet lands in is a bijection.
+bool color_swapped(const RouterState& router, int color, Direction from);
 
 // Switch position arithmetic shared with the core (fabout advance_switch).
 void switch_advance(ColorRoute& route);
