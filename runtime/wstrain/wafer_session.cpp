@@ -1,0 +1,259 @@
+#include "runtime/wstrain/wafer_session.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "emulator/wafer.hpp"
+#include "firmware/memcpy_protocol.hpp"
+#include "runtime/layout/build.hpp"
+#include "runtime/wstrain/wstrain_paths.hpp"
+
+namespace wsemu::wstrain {
+
+namespace {
+
+using runtime::host::HostError;
+using runtime::host::MemcpyOptions;
+using runtime::host::SdkRuntime;
+
+// Launch flags of ws_pe.wsa (fwd_begin / bwd_begin).
+constexpr uint32_t kFlagExtract = 1;  // forward: take this column's inputs from the row buffer
+constexpr uint32_t kFlagHasG = 1;     // backward: compute the activation gradient
+constexpr uint32_t kFlagLastLayer = 2;
+constexpr uint32_t kFlagSparse = 4;
+constexpr uint8_t kWeightColor = 0;  // c_w in layout.wsl
+constexpr uint32_t kNoLabel = 0xFFFFFFFFu;
+
+std::string kernel_folder(const SessionOptions& options) {
+  if (!options.kernel_dir.empty()) return options.kernel_dir;
+  if (const char* env = std::getenv("WSEMU_WS_KERNEL_DIR"); env != nullptr && *env != '\0') return env;
+  return kKernelSourceDir;
+}
+
+}  // namespace
+
+WaferSession::WaferSession(WaferPlan plan, SessionOptions options) : plan_(std::move(plan)), options_(std::move(options)) {
+  layout_path_ = (std::filesystem::path(kernel_folder(options_)) / "layout.wsl").string();
+  if (!std::filesystem::exists(layout_path_))
+    throw std::runtime_error(fmt::format("weight-streaming layout {} not found (set $WSEMU_WS_KERNEL_DIR)", layout_path_));
+  runtime::layout::BuildOptions build;
+  build.params = plan_.build_params();
+  build.include_dirs = {firmware::include_dir()};
+  runtime::layout::BuildResult built = runtime::layout::build_layout_file(layout_path_, build);
+  if (!built.ok())
+    throw std::runtime_error(fmt::format("building {} for {} failed:\n{}", layout_path_, plan_.describe(),
+                                         runtime::layout::format_diagnostics(built.diagnostics)));
+  const isa::Symbol* acts = built.executable->programs.at(0).object.find_symbol("acts");
+  if (acts == nullptr) throw std::runtime_error("ws_pe.wsa has no symbol 'acts'");
+  acts_base_ = acts->address;
+  runtime::host::RuntimeOptions ro;
+  ro.threads = options_.threads;
+  ro.max_cycles = ~uint64_t{0} >> 2;
+  ro.backdoor = options_.backdoor_inputs;
+  runtime_ = std::make_unique<SdkRuntime>(std::move(*built.executable), ro);
+  runtime_->load();
+}
+
+WaferSession::~WaferSession() = default;
+
+double WaferSession::clock_mhz() const { return runtime_->clock_mhz(); }
+
+uint32_t WaferSession::acts_address(size_t layer) const {
+  return acts_base_ + static_cast<uint32_t>(4 * plan_.act_offset_words(layer));
+}
+
+void WaferSession::launch(const std::string& function, std::span<const uint32_t> args, uint64_t& phase_cycles) {
+  const uint64_t before = runtime_->cycles();
+  try {
+    runtime_->launch(function, args);
+  } catch (const HostError& e) {
+    throw std::runtime_error(fmt::format("wafer: launch of {} failed: {}", function, e.what()));
+  }
+  ++transactions_;
+  const uint64_t spent = runtime_->cycles() - before;
+  counters_.launch_cycles += spent;
+  phase_cycles += spent;
+}
+
+void WaferSession::load_micro_batch(std::span<const float> inputs, std::span<const uint32_t> labels, size_t count) {
+  const size_t n0 = plan_.spec().input_dim();
+  const size_t s = plan_.samples_per_row();
+  const int k = plan_.columns(), r = plan_.rows();
+  if (count == 0 || count > s * static_cast<size_t>(r))
+    throw std::invalid_argument(fmt::format("micro-batch of {} samples: the wafer holds 1 to {}", count,
+                                            s * static_cast<size_t>(r)));
+  if (inputs.size() != count * n0 || labels.size() != count)
+    throw std::invalid_argument("load_micro_batch: inputs or labels do not match the count");
+  const size_t elems = plan_.chunk_length(n0) * s;
+  std::vector<uint32_t> words(static_cast<size_t>(k * r) * elems, 0u);
+  std::vector<uint32_t> label_words(static_cast<size_t>(r) * s, kNoLabel);
+  for (int y = 0; y < r; ++y) {
+    const train::SampleRange rows = plan_.row_samples(count, y);
+    for (size_t b = rows.begin; b < rows.end; ++b) {
+      const size_t slot = b - rows.begin;
+      label_words[static_cast<size_t>(y) * s + slot] = labels[b];
+      for (int x = 0; x < k; ++x) {
+        const FeatureChunk c = plan_.chunk(n0, x);
+        uint32_t* block = words.data() + static_cast<size_t>(y * k + x) * elems;
+        for (size_t i = 0; i < c.count; ++i) block[i * s + slot] = std::bit_cast<uint32_t>(inputs[b * n0 + c.first + i]);
+      }
+    }
+  }
+  const uint64_t before = runtime_->cycles();
+  try {
+    runtime_->memcpy_h2d("acts", words, 0, 0, k, r, static_cast<int>(elems));
+    runtime_->memcpy_h2d("labels", label_words, k - 1, 0, 1, r, static_cast<int>(s));
+  } catch (const HostError& e) {
+    throw std::runtime_error(fmt::format("wafer: loading the micro-batch failed: {}", e.what()));
+  }
+  transactions_ += 2;
+  counters_.input_cycles += runtime_->cycles() - before;
+  loaded_count_ = count;
+}
+
+void WaferSession::forward_layer(size_t layer, std::span<const float> weights, std::span<const float> biases,
+                                 std::span<const uint8_t> mask) {
+  const auto& sizes = plan_.spec().sizes;
+  const bool last = layer + 2 == sizes.size();
+  uint32_t flags = (layer > 0 ? kFlagExtract : 0) | (last ? kFlagLastLayer : 0) | (mask.empty() ? 0 : kFlagSparse);
+  const uint32_t args[] = {static_cast<uint32_t>(sizes[layer]), static_cast<uint32_t>(sizes[layer + 1]),
+                           acts_address(layer), flags};
+  launch("fwd_begin", args, counters_.forward_cycles);
+  const ColumnStreams streams = plan_.layer_stream(layer, weights, biases, mask);
+  pump(streams, nullptr, fmt::format("forward of layer {}", layer), counters_.forward_cycles);
+}
+
+MicroBatchResult WaferSession::loss() {
+  const uint32_t args[] = {static_cast<uint32_t>(plan_.spec().num_classes())};
+  launch("loss", args, counters_.loss_cycles);
+  const size_t s = plan_.samples_per_row();
+  const int k = plan_.columns(), r = plan_.rows();
+  std::vector<uint32_t> losses(static_cast<size_t>(r) * s), correct(static_cast<size_t>(r) * s);
+  const uint64_t before = runtime_->cycles();
+  try {
+    runtime_->memcpy_d2h(losses, "losses", k - 1, 0, 1, r, static_cast<int>(s));
+    runtime_->memcpy_d2h(correct, "correct", k - 1, 0, 1, r, static_cast<int>(s));
+  } catch (const HostError& e) {
+    throw std::runtime_error(fmt::format("wafer: reading the losses failed: {}", e.what()));
+  }
+  transactions_ += 2;
+  counters_.loss_cycles += runtime_->cycles() - before;
+  MicroBatchResult result;
+  for (int y = 0; y < r; ++y) {
+    const train::SampleRange rows = plan_.row_samples(loaded_count_, y);
+    for (size_t slot = 0; slot < rows.size(); ++slot) {
+      result.loss_sum = result.loss_sum + std::bit_cast<float>(losses[static_cast<size_t>(y) * s + slot]);
+      result.correct += correct[static_cast<size_t>(y) * s + slot] != 0 ? 1 : 0;
+    }
+  }
+  result.samples = loaded_count_;
+  return result;
+}
+
+void WaferSession::backward_layer(size_t layer, std::span<const float> weights, std::span<const float> biases,
+                                  std::span<const uint8_t> mask, std::span<float> weight_gradient,
+                                  std::span<float> bias_gradient) {
+  const auto& sizes = plan_.spec().sizes;
+  const uint32_t flags = (layer > 0 ? kFlagHasG : 0) | (mask.empty() ? 0 : kFlagSparse);
+  const uint32_t args[] = {static_cast<uint32_t>(sizes[layer]), static_cast<uint32_t>(sizes[layer + 1]),
+                           acts_address(layer), flags};
+  launch("bwd_begin", args, counters_.backward_cycles);
+  const ColumnStreams streams = plan_.layer_stream(layer, weights, biases, mask);
+  std::vector<std::vector<uint32_t>> gradients(static_cast<size_t>(plan_.columns()));
+  for (size_t x = 0; x < gradients.size(); ++x) gradients[x].reserve(streams.gradients_expected[x]);
+  pump(streams, &gradients, fmt::format("backward of layer {}", layer), counters_.backward_cycles);
+  for (size_t x = 0; x < gradients.size(); ++x)
+    if (gradients[x].size() != streams.gradients_expected[x])
+      throw std::runtime_error(fmt::format("wafer: backward of layer {}: column {} sent {} gradients, expected {}",
+                                           layer, x, gradients[x].size(), streams.gradients_expected[x]));
+  plan_.scatter_gradients(layer, gradients, mask, weight_gradient, bias_gradient);
+  if (layer > 0) {
+    const uint32_t gather_args[] = {static_cast<uint32_t>(sizes[layer]), acts_address(layer)};
+    launch("bwd_gather", gather_args, counters_.backward_cycles);
+  }
+}
+
+void WaferSession::pump(const ColumnStreams& streams, std::vector<std::vector<uint32_t>>* gradients,
+                        const std::string& what, uint64_t& phase_cycles) {
+  emu::Wafer& wafer = runtime_->wafer();
+  const int k = plan_.columns(), bottom = plan_.rows() - 1;
+  std::vector<size_t> position(static_cast<size_t>(k), 0);
+  const uint64_t start = wafer.cycle();
+  uint64_t budget = 64;
+  emu::Wavelet w;
+  w.color = kWeightColor;
+  for (;;) {
+    bool pushed = false, all_pushed = true;
+    for (int x = 0; x < k; ++x) {
+      const std::vector<uint32_t>& words = streams.words[static_cast<size_t>(x)];
+      size_t& p = position[static_cast<size_t>(x)];
+      while (p < words.size()) {
+        w.payload = words[p];
+        if (!wafer.push_edge(x, 0, emu::Direction::NORTH, w)) break;
+        ++p;
+        pushed = true;
+      }
+      if (p < words.size()) all_pushed = false;
+    }
+    const emu::RunResult result = wafer.run(budget);
+    bool popped = false;
+    for (int x = 0; x < k; ++x) {
+      while (std::optional<emu::Wavelet> out = wafer.pop_edge(x, bottom, emu::Direction::SOUTH)) {
+        if (gradients == nullptr)
+          throw std::runtime_error(fmt::format("wafer: {}: column {} sent a wavelet south in a forward pass", what, x));
+        (*gradients)[static_cast<size_t>(x)].push_back(out->payload);
+        popped = true;
+      }
+    }
+    if (result.status == emu::RunResult::Status::FAULT)
+      throw std::runtime_error(fmt::format("wafer: {}: {}", what, result.to_string()));
+    bool outputs_done = true;
+    if (gradients != nullptr)
+      for (int x = 0; x < k; ++x)
+        if ((*gradients)[static_cast<size_t>(x)].size() < streams.gradients_expected[static_cast<size_t>(x)])
+          outputs_done = false;
+    if (result.status == emu::RunResult::Status::QUIESCENT && all_pushed) {
+      if (!outputs_done)
+        throw std::runtime_error(fmt::format("wafer: {}: the wafer went idle before every gradient came out", what));
+      break;
+    }
+    if (result.status == emu::RunResult::Status::HANG) {
+      if (!pushed && !popped)
+        throw std::runtime_error(fmt::format("wafer: {}: {}", what, result.to_string()));
+      if (all_pushed && outputs_done && !popped) break;  // only waiting for the host: done
+      budget = std::max<uint64_t>(16, budget / 2);
+    } else if (result.status == emu::RunResult::Status::CYCLE_LIMIT && !pushed && !popped) {
+      budget = std::min<uint64_t>(budget * 2, 1u << 16);
+    }
+  }
+  const uint64_t spent = wafer.cycle() - start;
+  phase_cycles += spent;
+  counters_.weight_wavelets_in += streams.total_words();
+  if (gradients != nullptr)
+    for (const auto& g : *gradients) counters_.gradient_wavelets_out += g.size();
+}
+
+WaferCounters WaferSession::counters() const {
+  WaferCounters c = counters_;
+  c.cycles = runtime_->cycles();
+  c.host_transactions = transactions_;
+  const emu::Wafer& wafer = const_cast<SdkRuntime&>(*runtime_).wafer();
+  const emu::WaferTotals totals = wafer.totals();
+  c.tile_steps = totals.tile_steps;
+  c.skipped_cycles = totals.skipped_cycles;
+  for (int y = 0; y < plan_.rows(); ++y)
+    for (int x = 0; x < plan_.columns(); ++x) {
+      const emu::CoreView view = wafer.core_view(x, y);
+      const uint64_t elapsed = wafer.cycle() - view.stats.loaded_at;
+      c.pe_busy_cycles += view.stats.busy_cycles;
+      c.pe_wait_cycles += elapsed - std::min(elapsed, view.stats.busy_cycles);
+    }
+  return c;
+}
+
+}  // namespace wsemu::wstrain
