@@ -303,6 +303,10 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
         f.max_cycles = std::max(f.max_cycles, cycles);
         f.wall_s = std::max(f.wall_s, l.at("step_s").get<double>());
         f.weight_wait_s += l.at("weight_wait_s").get<double>();
+        f.wafer_wall_s.push_back(l.at("step_s").get<double>());
+        f.wafer_weight_wait_s.push_back(l.at("weight_wait_s").get<double>());
+        f.wafer_busy_cycles.push_back(l.at("pe_busy_cycles").get<uint64_t>());
+        f.wafer_wait_cycles.push_back(l.at("pe_wait_cycles").get<uint64_t>());
         f.weight_wavelets_in += l.at("weight_wavelets_in").get<uint64_t>();
         f.gradient_wavelets_out += l.at("gradient_wavelets_out").get<uint64_t>();
         f.net_weight_bytes += l.at("net_weight_bytes").get<uint64_t>();
@@ -351,7 +355,7 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
       record.step = step;
       record.loss = f.loss;
       record.train_accuracy = f.train_accuracy;
-      const size_t per_epoch = std::max<size_t>(1, (train_data ? train_data->num_samples() : 0) / run.batch);
+      const size_t per_epoch = std::max<size_t>(1, lines.front().value("steps_per_epoch", size_t{1}));
       record.epoch = static_cast<double>(step + 1) / static_cast<double>(per_epoch);
       report.curve.push_back(record);
       report.steps.push_back(std::move(f));

@@ -51,7 +51,9 @@ struct StepFigures {
   float loss = 0.0f;
   double train_accuracy = 0.0;
   uint64_t max_cycles = 0;          // slowest wafer's emulated cycles for the step
-  std::vector<uint64_t> wafer_cycles;
+  std::vector<uint64_t> wafer_cycles;       // per wafer (rank order)
+  std::vector<double> wafer_wall_s, wafer_weight_wait_s;
+  std::vector<uint64_t> wafer_busy_cycles, wafer_wait_cycles;
   double wall_s = 0.0;              // slowest wafer's wall-clock time for the step
   double weight_wait_s = 0.0;       // summed over wafers
   uint64_t weight_wavelets_in = 0;  // summed over wafers (wafer ingress)

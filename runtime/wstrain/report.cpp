@@ -83,11 +83,32 @@ void print_report(const TrainOptions& options, const TrainReport& report, std::o
   out << fmt::format("  in this emulation: {:.3f} s per step per wafer, of which {:.3f} s waiting for MemoryX's "
                      "weights ({:.1f}%)\n",
                      wall, weight_wait, wall > 0 ? 100.0 * weight_wait / wall : 0.0);
+  if (!steps.empty() && run.wafers > 1) {
+    for (size_t w = 0; w < run.wafers; ++w) {
+      double c = 0, busy = 0, idle = 0, wall_w = 0, wait_w = 0;
+      for (const StepFigures& s : steps) {
+        if (w >= s.wafer_cycles.size()) continue;
+        c += static_cast<double>(s.wafer_cycles[w]);
+        busy += static_cast<double>(s.wafer_busy_cycles[w]);
+        idle += static_cast<double>(s.wafer_wait_cycles[w]);
+        wall_w += s.wafer_wall_s[w];
+        wait_w += s.wafer_weight_wait_s[w];
+      }
+      const double n = static_cast<double>(steps.size());
+      out << fmt::format("    wafer {}: {:.0f} cycles/step, PEs busy {:.1f}% / waiting {:.1f}%; {:.3f} s/step, "
+                         "{:.3f} s of it waiting for weights\n",
+                         w, c / n, busy + idle > 0 ? 100.0 * busy / (busy + idle) : 0.0,
+                         busy + idle > 0 ? 100.0 * idle / (busy + idle) : 0.0, wall_w / n, wait_w / n);
+    }
+  }
   const double predicted_s = cycles / (report.clock_mhz * 1e6);
   out << fmt::format("  predicted time of one step on real hardware at {:.0f} MHz: {:.3f} ms for this {} x {} "
                      "rectangle (weight link at 150 GB/s: {:.3f} ms per step)\n",
                      report.clock_mhz, 1e3 * predicted_s, report.columns, report.rows,
                      1e3 * (in_bytes + out_bytes) / kWaferLinkBytesPerSecond);
+  if (predicted_s > 0)
+    out << fmt::format("  wafer-side throughput at that clock: {:.0f} samples/s ({} samples per step over {} wafer(s))\n",
+                       static_cast<double>(run.batch) / predicted_s, run.batch, run.wafers);
   const double seconds = report.wall_s > 0 ? report.wall_s : 1.0;
   out << fmt::format("  wall time {:.1f} s, {:.0f} samples/s over the whole run\n", report.wall_s,
                      static_cast<double>(report.samples) / seconds);
@@ -119,6 +140,9 @@ void write_summary_json(const std::filesystem::path& path, const TrainOptions& o
                         {"loss", s.loss},
                         {"train_accuracy", s.train_accuracy},
                         {"cycles", s.wafer_cycles},
+                        {"wafer_weight_wait_s", s.wafer_weight_wait_s},
+                        {"wafer_pe_busy_cycles", s.wafer_busy_cycles},
+                        {"wafer_pe_wait_cycles", s.wafer_wait_cycles},
                         {"wall_s", s.wall_s},
                         {"weight_wait_s", s.weight_wait_s},
                         {"weight_wavelets_in", s.weight_wavelets_in},

@@ -155,6 +155,7 @@ void run_worker(const WorkerOptions& options, std::ostream& progress) {
         {"weight_wait_s", wait_s},
         {"step_s", seconds_since(step_start)},
         {"clock_mhz", wafer.clock_mhz()},
+        {"steps_per_epoch", order.steps_per_epoch()},
         {"shape", {plan.columns(), plan.rows()}},
     };
     progress << line.dump() << '\n' << std::flush;
