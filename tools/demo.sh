@@ -3,7 +3,9 @@
 #  1. the toolchain: assemble the sample programs, disassemble them, and check that the
 #     disassembly assembles back to the same program;
 #  2. the GEMV kernels end to end on a virtual wafer (tools/demo_kernels.sh): build, seeded
-#     inputs, run through the fabric memcpy and firmware, cycles, time at the clock, max error.
+#     inputs, run through the fabric memcpy and firmware, cycles, time at the clock, max error;
+#  3. weight-streaming training: an MLP on Fashion-MNIST across 2 emulated wafers, with MemoryX
+#     and a SwarmX tree started on loopback, checked step by step against the host reference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/setup.sh release
@@ -30,3 +32,8 @@ done
 echo
 echo "== 2. GEMV kernels on a virtual wafer"
 WSEMU_BIN="$bin" tools/demo_kernels.sh
+
+echo
+echo "== 3. weight-streaming training: Fashion-MNIST on 2 wafers (MemoryX + SwarmX on loopback)"
+"$bin/wsemu" train --model mlp:784,64,10 --dataset fashion-mnist --wafers 2 --batch 64 \
+  --steps 60 --verify --out "$out/train"
