@@ -25,7 +25,7 @@ constexpr int kStreamOutQueue = 5;  // output queue of color 23; its microthread
 // Control task ids of the commands.
 constexpr int kTaskH2D = 21;
 constexpr int kTaskD2H = 22;
-constexpr int kTaskLaunch = 23;
+constexpr int kTaskLaunch = 24;  // not 23: a wse2 data task on the stream color 23 has id 23
 constexpr int kTaskToHost = 30;
 // Local tasks.
 constexpr int kTaskResume = 27;
