@@ -65,6 +65,13 @@ struct ColorRoute {
   bool ring_mode = false;
   // The route may receive from or send to the fabric edge: host I/O enters and leaves there.
   bool host_port = false;
+  // Range filter: data wavelets reach the RAMP only when their upper 16 bits are in
+  // [filter_min, filter_max] (emulator/router.hpp).
+  bool filter = false;
+  uint16_t filter_min = 0, filter_max = 0xFFFF;
+  // Color swap (WSE-2): wavelets of this color arriving from E/W (swap_x) or N/S (swap_y) become
+  // color ^ 1.
+  bool swap_x = false, swap_y = false;
   friend bool operator==(const ColorRoute&, const ColorRoute&) = default;
 };
 

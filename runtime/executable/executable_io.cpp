@@ -87,6 +87,11 @@ pb::Executable to_proto(const Executable& exe) {
       cr->set_current_position(r.current_position);
       cr->set_ring_mode(r.ring_mode);
       cr->set_host_port(r.host_port);
+      cr->set_filter(r.filter);
+      cr->set_filter_min(r.filter_min);
+      cr->set_filter_max(r.filter_max);
+      cr->set_swap_x(r.swap_x);
+      cr->set_swap_y(r.swap_y);
     }
   }
   for (const PeConfig& c : exe.pe_configs) {
@@ -135,6 +140,11 @@ uint8_t small(uint32_t v, uint32_t limit, std::string_view name, const char* wha
   return static_cast<uint8_t>(v);
 }
 
+uint16_t half_word(uint32_t v, std::string_view name, const char* what) {
+  if (v > 0xFFFF) corrupt(name, fmt::format("{} {} is out of range", what, v));
+  return static_cast<uint16_t>(v);
+}
+
 Executable from_proto(const pb::Executable& p, std::string_view name) {
   Executable exe;
   exe.arch = p.arch();
@@ -173,6 +183,11 @@ Executable from_proto(const pb::Executable& p, std::string_view name) {
       r.current_position = small(cr.current_position(), 4, name, "current switch position");
       r.ring_mode = cr.ring_mode();
       r.host_port = cr.host_port();
+      r.filter = cr.filter();
+      r.filter_min = half_word(cr.filter_min(), name, "filter minimum");
+      r.filter_max = half_word(cr.filter_max(), name, "filter maximum");
+      r.swap_x = cr.swap_x();
+      r.swap_y = cr.swap_y();
       out.routes.push_back(std::move(r));
     }
     exe.route_sets.push_back(std::move(out));

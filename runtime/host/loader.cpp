@@ -37,6 +37,11 @@ emu::ColorRoute to_emu(const ColorRoute& r) {
   e.num_positions = uint8_t(std::max<size_t>(1, std::min<size_t>(4, r.positions.size())));
   e.current = r.current_position;
   e.ring_mode = r.ring_mode;
+  e.filter = r.filter;
+  e.filter_min = r.filter_min;
+  e.filter_max = r.filter_max;
+  e.swap_x = r.swap_x;
+  e.swap_y = r.swap_y;
   return e;
 }
 

@@ -88,6 +88,10 @@ struct RouteAst {
   std::vector<SwitchPosAst> positions;
   ExprPtr current;  // null: position 0
   bool ring = false;
+  // `filter [MIN, MAX]`: range filter on the upper 16 bits of wavelets to the RAMP (null: none).
+  Loc filter_loc;
+  ExprPtr filter_min, filter_max;
+  bool swap_x = false, swap_y = false;  // color swap with color ^ 1 (WSE-2)
   // Every condition must hold at a PE for the route to apply there (its own `where` and those
   // of the enclosing `where` blocks).
   std::vector<SharedExpr> conditions;

@@ -378,6 +378,23 @@ class Parser {
         }
       }
     }
+    // Optional clauses after the sets and the switch block, in any order.
+    while (is_word("filter") || is_word("swap_x") || is_word("swap_y")) {
+      const Token& word = next();
+      if (word.text == "filter") {
+        if (r.filter_min) fail(word.loc, "'filter' given twice in one route");
+        r.filter_loc = word.loc;
+        expect_punct("[", "to open the filter range (filter [MIN, MAX])");
+        r.filter_min = expression();
+        expect_punct(",", "between the filter's minimum and maximum (filter [MIN, MAX])");
+        r.filter_max = expression();
+        expect_punct("]", "to close the filter range (filter [MIN, MAX])");
+      } else {
+        bool& flag = word.text == "swap_x" ? r.swap_x : r.swap_y;
+        if (flag) fail(word.loc, "'" + word.text + "' given twice in one route");
+        flag = true;
+      }
+    }
     if (is_word("where")) {
       next();
       r.conditions.push_back(SharedExpr(expression().release()));

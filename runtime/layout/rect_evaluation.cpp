@@ -189,6 +189,22 @@ void Checker::bind_rect(RectContext& ctx) {
       }
     }
     route.route.ring_mode = ra.ring;
+    if (ra.filter_min) {
+      int64_t lo = 0, hi = 0;
+      if (!constant(*ra.filter_min, ctx.constant, lo) || !constant(*ra.filter_max, ctx.constant, hi)) {
+        ok = false;
+      } else if (lo < 0 || hi > 0xFFFF || lo > hi) {
+        error(ra.filter_loc, "filter [" + std::to_string(lo) + ", " + std::to_string(hi) +
+                                 "] is not a range of 16-bit indices (0 <= MIN <= MAX <= 65535)");
+        ok = false;
+      } else {
+        route.route.filter = true;
+        route.route.filter_min = static_cast<uint16_t>(lo);
+        route.route.filter_max = static_cast<uint16_t>(hi);
+      }
+    }
+    route.route.swap_x = ra.swap_x;
+    route.route.swap_y = ra.swap_y;
     if (ra.ring && route.route.positions.size() < 2) {
       error(ra.switch_loc, "ring mode needs at least one switch position (pos1)");
       ok = false;

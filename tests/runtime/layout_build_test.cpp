@@ -253,5 +253,50 @@ TEST(LayoutExample, Gemv2x2) {
   EXPECT_EQ(exe.find_color("c_sum"), 1);
 }
 
+TEST_F(LayoutBuild, FilterAndColorSwapReachTheExecutable) {
+  // topic-08 and topic-14: route filters and color swap are per-PE route settings; two routes
+  // that differ only in them must stay two route sets, and survive a save and load.
+  BuildResult r = build(R"(
+fabric 3 x 1
+color red = 0
+color blue = 1
+rect r at (0, 0) size 3 x 1 {
+  program "q.wsa" { M = 1, K = 0 }
+  route red rx [RAMP] tx [E] where x == 0
+  route red rx [W] tx [RAMP, E] filter [0, 2] swap_x where x == 1
+  route red rx [W] tx [RAMP] filter [3, 5] swap_x swap_y where x == 2
+  route blue rx [W] tx [RAMP] swap_x where x > 0
+  route blue rx [RAMP] tx [E] where x == 0
+})");
+  ASSERT_TRUE(r.ok()) << format_diagnostics(r.diagnostics);
+  const Executable exe = parse_executable(serialize_executable(*r.executable), "round trip");
+  const ColorRoute* mid = exe.route_sets[exe.pe_config_at(1, 0)->route_set].find(0);
+  const ColorRoute* end = exe.route_sets[exe.pe_config_at(2, 0)->route_set].find(0);
+  const ColorRoute* first = exe.route_sets[exe.pe_config_at(0, 0)->route_set].find(0);
+  ASSERT_TRUE(mid && end && first);
+  EXPECT_TRUE(mid->filter);
+  EXPECT_EQ(mid->filter_min, 0);
+  EXPECT_EQ(mid->filter_max, 2);
+  EXPECT_TRUE(mid->swap_x);
+  EXPECT_FALSE(mid->swap_y);
+  EXPECT_EQ(end->filter_min, 3);
+  EXPECT_EQ(end->filter_max, 5);
+  EXPECT_TRUE(end->swap_y);
+  EXPECT_FALSE(first->filter);
+  EXPECT_FALSE(first->swap_x);
+  EXPECT_TRUE(exe.route_sets[exe.pe_config_at(2, 0)->route_set].find(1)->swap_x);
+}
+
+TEST_F(LayoutBuild, FilterRangeMustBeSixteenBitIndices) {
+  const std::string e = errors(R"(
+fabric 2 x 1
+rect r at (0, 0) size 2 x 1 {
+  program "q.wsa" { M = 1, K = 0 }
+  route 0 rx [RAMP] tx [E] where x == 0
+  route 0 rx [W] tx [RAMP] filter [5, 2] where x == 1
+})");
+  EXPECT_NE(e.find("filter [5, 2] is not a range of 16-bit indices"), std::string::npos) << e;
+}
+
 }  // namespace
 }  // namespace wsemu::runtime::layout
