@@ -1,0 +1,50 @@
+// allreduce: after the launch every PE holds the sum over the grid of all PEs' vectors, against
+// the xtensor sum (double precision, within fp32 tolerance), on several grid shapes; prints the
+// cycles of the allreduce itself (the launch until quiescent) for the catalogue.
+#include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/kernel_harness.hpp"
+
+namespace wsemu::testing {
+namespace {
+
+struct Grid {
+  int pw, ph, n;
+  std::string arch;
+};
+
+class Allreduce : public ::testing::TestWithParam<Grid> {};
+
+TEST_P(Allreduce, EveryPeHoldsTheTotal) {
+  const Grid g = GetParam();
+  const runtime::Executable exe = build_kernel("allreduce", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch);
+  const size_t pw = size_t(g.pw), ph = size_t(g.ph), n = size_t(g.n);
+  const xt::xarray<float> v = random_array({ph, pw, n}, 2001);
+  runtime::host::SdkRuntime rt(exe);
+  rt.load();
+  rt.memcpy_h2d("v", words(v), 0, 0, g.pw, g.ph, g.n);
+  const uint64_t start = rt.cycles();
+  rt.launch("allreduce");
+  rt.run_until_quiescent();
+  const uint64_t cycles = rt.cycles() - start;
+  std::vector<uint32_t> out(v.size());
+  rt.memcpy_d2h(out, "v", 0, 0, g.pw, g.ph, g.n);
+  const xt::xarray<double> total = xt::sum(xt::cast<double>(v), {0, 1});
+  xt::xarray<double> want = xt::zeros<double>({ph, pw, n});
+  for (size_t y = 0; y < ph; ++y)
+    for (size_t x = 0; x < pw; ++x) xt::view(want, y, x, xt::all()) = total;
+  expect_close(floats(out, {ph, pw, n}), want, 1e-5, 1e-5, "v");
+  std::printf("allreduce %dx%d N=%d (%s): %llu cycles = %.3f us at %.0f MHz (launch included)\n", g.pw, g.ph, g.n,
+              g.arch.c_str(), (unsigned long long)cycles, double(cycles) / rt.clock_mhz(), rt.clock_mhz());
+}
+
+INSTANTIATE_TEST_SUITE_P(Grids, Allreduce,
+                         ::testing::Values(Grid{4, 4, 16, "wse2"}, Grid{1, 1, 4, "wse2"}, Grid{6, 2, 5, "wse2"},
+                                           Grid{2, 5, 8, "wse3"}),
+                         [](const auto& info) {
+                           const Grid& g = info.param;
+                           return g.arch + "_" + std::to_string(g.pw) + "x" + std::to_string(g.ph) + "_n" +
+                                  std::to_string(g.n);
+                         });
+
+}  // namespace
+}  // namespace wsemu::testing

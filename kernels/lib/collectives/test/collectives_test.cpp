@@ -1,0 +1,95 @@
+// The collectives module (kernels/lib/collectives): each of the eight operations on grids of
+// several shapes (a single PE, a single row, a single column, odd and even lengths), wse2 and
+// wse3, against the host-side definition of the operation in xtensor: `before` is what the
+// host wrote into every PE's buffer, the expected buffers are derived from it index by index.
+#include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/kernel_harness.hpp"
+
+namespace wsemu::testing {
+namespace {
+
+struct Grid {
+  int pw, ph, n;
+  std::string arch;
+};
+
+// Buffers of every PE: [PH][PW][L], L = n * max(PW, PH).
+using Buffers = xt::xarray<float>;
+
+enum class Axis { ROW, COL };
+
+Buffers expected(const std::string& op, Axis axis, const Buffers& before, int n) {
+  Buffers want = before;
+  const int ph = int(before.shape()[0]), pw = int(before.shape()[1]);
+  const int len = axis == Axis::ROW ? pw : ph;
+  for (int y = 0; y < ph; ++y)
+    for (int x = 0; x < pw; ++x) {
+      const int k = axis == Axis::ROW ? x : y;                   // position on the line
+      auto at = [&](int pos) { return axis == Axis::ROW ? std::pair{pos, y} : std::pair{x, pos}; };
+      const auto [rx, ry] = at(0);                               // the line's root
+      for (int i = 0; i < n; ++i) {
+        if (op == "bcast") {
+          want(y, x, i) = before(ry, rx, i);
+        } else if (op == "scatter") {
+          if (k > 0) want(y, x, i) = before(ry, rx, k * n + i);
+        } else if (op == "gather") {
+          if (k == 0)
+            for (int j = 1; j < len; ++j) {
+              const auto [jx, jy] = at(j);
+              want(y, x, j * n + i) = before(jy, jx, i);
+            }
+        } else if (op == "reduce") {
+          if (k == 0) {
+            double sum = 0;
+            for (int j = 0; j < len; ++j) {
+              const auto [jx, jy] = at(j);
+              sum += before(jy, jx, i);
+            }
+            want(y, x, i) = float(sum);
+          }
+        }
+      }
+    }
+  return want;
+}
+
+class Collectives : public ::testing::TestWithParam<Grid> {};
+
+TEST_P(Collectives, EveryOperationMatchesItsDefinition) {
+  const Grid g = GetParam();
+  const runtime::Executable exe =
+      build_kernel("lib/collectives/test", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch);
+  const size_t len = size_t(g.n) * size_t(std::max(g.pw, g.ph));
+  runtime::host::SdkRuntime rt(exe);
+  rt.load();
+  uint32_t seed = 1100;
+  for (const std::string op : {"bcast", "scatter", "gather", "reduce"})
+    for (Axis axis : {Axis::ROW, Axis::COL}) {
+      const Buffers before = random_array({size_t(g.ph), size_t(g.pw), len}, ++seed);
+      rt.memcpy_h2d("buf", words(before), 0, 0, g.pw, g.ph, int(len));
+      const std::string fn = (axis == Axis::ROW ? "row_" : "col_") + op;
+      const uint64_t start = rt.cycles();
+      rt.launch(fn);
+      rt.run_until_quiescent();
+      const uint64_t launch_cycles = rt.cycles() - start;
+      std::vector<uint32_t> out(before.size());
+      rt.memcpy_d2h(out, "buf", 0, 0, g.pw, g.ph, int(len));
+      const Buffers want = expected(op, axis, before, g.n);
+      expect_close(floats(out, {size_t(g.ph), size_t(g.pw), len}), xt::cast<double>(want), 1e-6, 1e-6,
+                   fn + " on " + std::to_string(g.pw) + "x" + std::to_string(g.ph));
+      std::printf("collectives %s %dx%d n=%d (%s): %llu cycles\n", fn.c_str(), g.pw, g.ph, g.n, g.arch.c_str(),
+                  (unsigned long long)launch_cycles);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Grids, Collectives,
+                         ::testing::Values(Grid{4, 3, 3, "wse2"}, Grid{1, 1, 2, "wse2"}, Grid{5, 1, 2, "wse2"},
+                                           Grid{1, 4, 2, "wse2"}, Grid{3, 3, 4, "wse3"}),
+                         [](const auto& info) {
+                           const Grid& g = info.param;
+                           return g.arch + "_" + std::to_string(g.pw) + "x" + std::to_string(g.ph) + "_n" +
+                                  std::to_string(g.n);
+                         });
+
+}  // namespace
+}  // namespace wsemu::testing
