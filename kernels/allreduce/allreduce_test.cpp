@@ -46,5 +46,31 @@ INSTANTIATE_TEST_SUITE_P(Grids, Allreduce,
                                   std::to_string(g.n);
                          });
 
+// A larger grid on request (WSEMU_KERNEL_LARGE=1): 32 x 32 PEs, 256 values each.
+TEST(AllreduceLarge, ThirtyTwoByThirtyTwo) {
+  if (!std::getenv("WSEMU_KERNEL_LARGE")) GTEST_SKIP() << "set WSEMU_KERNEL_LARGE=1 to run";
+  const int pw = 32, ph = 32, n = 256;
+  const runtime::Executable exe = build_kernel("allreduce", {{"PW", pw}, {"PH", ph}, {"N", n}});
+  const xt::xarray<float> v = random_array({size_t(ph), size_t(pw), size_t(n)}, 2002);
+  runtime::host::RuntimeOptions options;
+  options.backdoor = true;  // the copies are not what is measured
+  runtime::host::SdkRuntime rt(exe, options);
+  rt.load();
+  rt.memcpy_h2d("v", words(v), 0, 0, pw, ph, n);
+  const uint64_t start = rt.cycles();
+  rt.launch("allreduce");
+  rt.run_until_quiescent();
+  const uint64_t cycles = rt.cycles() - start;
+  std::vector<uint32_t> out(v.size());
+  rt.memcpy_d2h(out, "v", 0, 0, pw, ph, n);
+  const xt::xarray<double> total = xt::sum(xt::cast<double>(v), {0, 1});
+  xt::xarray<double> want = xt::zeros<double>({size_t(ph), size_t(pw), size_t(n)});
+  for (size_t y = 0; y < size_t(ph); ++y)
+    for (size_t x = 0; x < size_t(pw); ++x) xt::view(want, y, x, xt::all()) = total;
+  expect_close(floats(out, {size_t(ph), size_t(pw), size_t(n)}), want, 1e-4, 1e-4, "v");
+  std::printf("allreduce 32x32 N=256: %llu cycles = %.3f us at %.0f MHz (launch included)\n",
+              (unsigned long long)cycles, double(cycles) / rt.clock_mhz(), rt.clock_mhz());
+}
+
 }  // namespace
 }  // namespace wsemu::testing
