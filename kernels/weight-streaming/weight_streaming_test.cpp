@@ -21,9 +21,9 @@ struct Case {
   double sparsity;
 };
 
-class WaferSessionTest : public ::testing::TestWithParam<Case> {};
+class WeightStreamingKernel : public ::testing::TestWithParam<Case> {};
 
-TEST_P(WaferSessionTest, GradientsAndLossMatchTheReferenceBitForBit) {
+TEST_P(WeightStreamingKernel, GradientsAndLossMatchTheReferenceBitForBit) {
   const Case c = GetParam();
   const ModelSpec spec = ModelSpec::parse(c.model);
   train::SyntheticSpec data_spec;
@@ -89,7 +89,7 @@ TEST_P(WaferSessionTest, GradientsAndLossMatchTheReferenceBitForBit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Shapes, WaferSessionTest,
+    Shapes, WeightStreamingKernel,
     ::testing::Values(Case{"mlp:12,8,4", 6, {2, 2}, 0.0}, Case{"mlp:10,7,5,3", 5, {3, 2}, 0.0},
                       Case{"mlp:9,6", 4, {1, 1}, 0.0}, Case{"mlp:16,12,4", 7, {4, 3}, 0.5},
                       Case{"mlp:12,8,4", 3, {2, 4}, 0.0}),

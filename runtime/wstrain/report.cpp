@@ -42,8 +42,8 @@ void print_report(const TrainOptions& options, const TrainReport& report, std::o
                      run.micro_batch == 0 ? std::string("whole shard") : std::to_string(run.micro_batch), steps.size());
   out << fmt::format("  wafer rectangle: {}\n", report.wafer_plan);
   if (!steps.empty())
-    out << fmt::format("  loss: {:.4f} (step 1) -> {:.4f} (step {})\n", steps.front().loss, steps.back().loss,
-                       steps.back().step + 1);
+    out << fmt::format("  loss: {:.4f} (step {}) -> {:.4f} (step {})\n", steps.front().loss, steps.front().step + 1,
+                       steps.back().loss, steps.back().step + 1);
   out << fmt::format("  test accuracy: {:.2f}% (loss {:.4f}) on {} test samples\n", 100.0 * report.test_accuracy,
                      report.test_loss, run.dataset);
   if (report.reference_test_accuracy >= 0.0)

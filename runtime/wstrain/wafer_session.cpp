@@ -238,11 +238,11 @@ void WaferSession::pump(const ColumnStreams& streams, std::vector<std::vector<ui
     for (const auto& g : *gradients) counters_.gradient_wavelets_out += g.size();
 }
 
-WaferCounters WaferSession::counters() const {
+WaferCounters WaferSession::counters() {
   WaferCounters c = counters_;
   c.cycles = runtime_->cycles();
   c.host_transactions = transactions_;
-  const emu::Wafer& wafer = const_cast<SdkRuntime&>(*runtime_).wafer();
+  const emu::Wafer& wafer = runtime_->wafer();
   const emu::WaferTotals totals = wafer.totals();
   c.tile_steps = totals.tile_steps;
   c.skipped_cycles = totals.skipped_cycles;

@@ -79,7 +79,7 @@ class WaferSession {
                       std::span<const uint8_t> mask, std::span<float> weight_gradient,
                       std::span<float> bias_gradient);
 
-  WaferCounters counters() const;
+  WaferCounters counters();
   double clock_mhz() const;
   std::string layout_path() const { return layout_path_; }
 
