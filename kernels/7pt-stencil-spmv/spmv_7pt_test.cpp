@@ -51,15 +51,20 @@ TEST_P(Spmv7pt, MatchesGridReference) {
   rt.memcpy_d2h(y, "y", 0, 0, c.kx, c.ky, c.z);
   rt.memcpy_d2h(t, "maxmin_time", 0, 0, c.kx, c.ky, 4);
   expect_close(floats(y, {ky, kx, z}), spmv_reference(x, coeff), 1e-5, 1e-5, "y");
+  uint32_t lo = ~0u, hi = 0;
   for (size_t p = 0; p < kx * ky; ++p) {
     // At least the seven passes over the column at one element per cycle.
     EXPECT_GE(t[p * 4 + 2] - t[p * 4], uint32_t(7 * c.z - 2)) << "PE " << p;
+    lo = std::min(lo, t[p * 4 + 2] - t[p * 4]);
+    hi = std::max(hi, t[p * 4 + 2] - t[p * 4]);
   }
+  std::printf("spmv7 %dx%dx%d (%s): %u..%u cycles per PE\n", c.kx, c.ky, c.z, c.arch.c_str(), lo, hi);
 }
 
 INSTANTIATE_TEST_SUITE_P(Grids, Spmv7pt,
                          ::testing::Values(Case{5, 5, 5, "wse2"}, Case{1, 1, 1, "wse2"}, Case{1, 1, 6, "wse2"},
-                                           Case{3, 2, 7, "wse3"}, Case{4, 4, 32, "wse2"}, Case{2, 5, 3, "wse3"}),
+                                           Case{3, 2, 7, "wse3"}, Case{4, 4, 32, "wse2"}, Case{2, 5, 3, "wse3"},
+                                           Case{7, 4, 9, "wse2"}, Case{4, 7, 5, "wse3"}),
                          [](const auto& info) {
                            const Case& c = info.param;
                            return c.arch + "_" + std::to_string(c.kx) + "x" + std::to_string(c.ky) + "x" +
