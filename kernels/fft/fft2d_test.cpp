@@ -1,0 +1,134 @@
+// fft 2-D: an N x N complex FFT on a row of N PEs with an on-fabric transpose, fp32 and fp16,
+// forward and inverse, against a direct 2-D DFT computed here in double precision (numpy's
+// fft2 / ifft2 conventions: forward sum a[r][c] e^{-2 pi i (kr + lc)/N}, inverse the same with
+// + and a factor 1/N^2). No FFT and nothing of the emulator in the reference. Inputs are seeded
+// uniform [-1, 1) (rounded to fp16 for the fp16 kernel). PE c receives column c; PE k returns
+// row k of the result.
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <numbers>
+
+#include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/kernel_harness.hpp"
+
+namespace wsemu::testing {
+namespace {
+
+using runtime::host::MemcpyDataType;
+using runtime::host::MemcpyOptions;
+using Complex = std::complex<double>;
+
+struct Case {
+  size_t n;
+  bool half, inverse;
+  std::string arch;
+};
+
+// out[k][l] = sum_{r,c} a[r][c] w^(kr + lc), w = e^{-+2 pi i / N}: the definition, O(N^4).
+std::vector<Complex> reference_dft2(const std::vector<Complex>& a, size_t n, bool inverse) {
+  std::vector<Complex> out(n * n);
+  const double sign = inverse ? 1.0 : -1.0;
+  for (size_t k = 0; k < n; ++k)
+    for (size_t l = 0; l < n; ++l) {
+      Complex sum = 0;
+      for (size_t r = 0; r < n; ++r)
+        for (size_t c = 0; c < n; ++c)
+          sum += a[r * n + c] * std::polar(1.0, sign * 2.0 * std::numbers::pi * double((k * r + l * c) % n) / double(n));
+      out[k * n + l] = inverse ? sum / double(n * n) : sum;
+    }
+  return out;
+}
+
+void run_case(const Case& c) {
+  const size_t n = c.n;
+  const runtime::Executable exe =
+      build_kernel("fft", {{"N", int64_t(n)}, {"INVERSE", c.inverse ? 1 : 0}}, c.arch,
+                   c.half ? "layout_2d_f16.wsl" : "layout_2d.wsl");
+  xt::xarray<float> re = random_array({n, n}, 301), im = random_array({n, n}, 302);
+  if (c.half) re = to_half_precision(re), im = to_half_precision(im);
+  std::vector<Complex> a(n * n);
+  for (size_t r = 0; r < n; ++r)
+    for (size_t col = 0; col < n; ++col) a[r * n + col] = Complex(re(r, col), im(r, col));
+
+  // PE col gets column col, interleaved (re, im): the tensor [1][N][2N] in row-major order.
+  xt::xarray<float> x = xt::zeros<float>({n, 2 * n});
+  for (size_t col = 0; col < n; ++col)
+    for (size_t r = 0; r < n; ++r) x(col, 2 * r) = re(r, col), x(col, 2 * r + 1) = im(r, col);
+  xt::xarray<float> wre = xt::zeros<float>({n, n / 2}), wim = xt::zeros<float>({n, n / 2});
+  for (size_t pe = 0; pe < n; ++pe)
+    for (size_t k = 0; k < n / 2; ++k) {
+      wre(pe, k) = float(std::cos(2.0 * std::numbers::pi * double(k) / double(n)));
+      wim(pe, k) = float(-std::sin(2.0 * std::numbers::pi * double(k) / double(n)));
+    }
+  auto encode = [&](const xt::xarray<float>& v) { return c.half ? half_words(v) : words(v); };
+  MemcpyOptions o;
+  if (c.half) o.data_type = MemcpyDataType::MEMCPY_16BIT;
+
+  runtime::host::SdkRuntime rt(exe);
+  rt.load();
+  const int pes = int(n);
+  rt.memcpy_h2d("X", encode(x), 0, 0, pes, 1, int(2 * n), o);
+  rt.memcpy_h2d("wre", encode(wre), 0, 0, pes, 1, int(n / 2), o);
+  rt.memcpy_h2d("wim", encode(wim), 0, 0, pes, 1, int(n / 2), o);
+  const uint64_t before = rt.cycles();
+  rt.launch("compute");
+  const uint64_t compute = rt.cycles() - before;
+  std::vector<uint32_t> out(2 * n * n), t(4 * n);
+  rt.memcpy_d2h(out, "Y", 0, 0, pes, 1, int(2 * n), o);
+  rt.memcpy_d2h(t, "maxmin_time", 0, 0, pes, 1, 4);
+  const xt::xarray<float> y = c.half ? halves(out, {n, 2 * n}) : floats(out, {n, 2 * n});
+  uint64_t t_start = UINT64_MAX, t_end = 0;
+  for (size_t pe = 0; pe < n; ++pe) {
+    t_start = std::min(t_start, (uint64_t(t[4 * pe + 1] & 0xFFFF) << 32) | t[4 * pe]);
+    t_end = std::max(t_end, (uint64_t(t[4 * pe + 3] & 0xFFFF) << 32) | t[4 * pe + 2]);
+  }
+
+  const std::vector<Complex> ref = reference_dft2(a, n, c.inverse);
+  // The 2-D FFT is 2 log2(N) radix-2 stages; each output's error grows with the number of
+  // roundings per stage (4: the complex multiply and the add) relative to the signal's size.
+  double scale = 0;
+  for (const Complex& v : ref) scale = std::max(scale, std::abs(v));
+  const double unit = c.half ? std::ldexp(1.0, -11) : std::ldexp(1.0, -24);
+  const double tol = 4.0 * (2.0 * std::log2(double(n)) + 1.0) * unit * scale;
+  double worst = 0;
+  size_t bad = 0;
+  for (size_t k = 0; k < n; ++k)
+    for (size_t l = 0; l < n; ++l) {
+      const Complex got(y(k, 2 * l), y(k, 2 * l + 1));
+      const double err = std::abs(got - ref[k * n + l]);
+      worst = std::max(worst, err);
+      if (err > tol && ++bad <= 5)
+        ADD_FAILURE() << "F[" << k << "][" << l << "]: got " << got << ", expected " << ref[k * n + l] << ", error "
+                      << err << " > " << tol;
+    }
+  EXPECT_EQ(bad, 0u);
+  std::printf("fft 2-D N=%zu %s %s (%s): launch %llu cycles, kernel (TSC) %llu cycles (%.3f us at %.0f MHz); "
+              "max error %.3g (tolerance %.3g)\n",
+              n, c.half ? "fp16" : "fp32", c.inverse ? "inverse" : "forward", c.arch.c_str(),
+              (unsigned long long)compute, (unsigned long long)(t_end - t_start),
+              double(t_end - t_start) / rt.clock_mhz(), rt.clock_mhz(), worst, tol);
+}
+
+class Fft2d : public ::testing::TestWithParam<Case> {};
+TEST_P(Fft2d, MatchesDirectDft) { run_case(GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(Sizes, Fft2d,
+                         ::testing::Values(Case{4, false, false, "wse2"}, Case{8, false, false, "wse2"},
+                                           Case{8, false, true, "wse3"}, Case{16, false, false, "wse2"},
+                                           Case{8, true, false, "wse2"}, Case{16, true, true, "wse2"},
+                                           Case{8, true, true, "wse3"}),
+                         [](const auto& info) {
+                           const Case& c = info.param;
+                           return std::string(c.half ? "fp16_" : "fp32_") + (c.inverse ? "inverse_" : "forward_") +
+                                  "N" + std::to_string(c.n) + "_" + c.arch;
+                         });
+
+// A larger size on request (WSEMU_KERNEL_LARGE=1): 64 x 64 on 64 PEs.
+TEST(Fft2dLarge, Fp32ForwardN64) {
+  if (!std::getenv("WSEMU_KERNEL_LARGE")) GTEST_SKIP() << "set WSEMU_KERNEL_LARGE=1 to run";
+  run_case(Case{64, false, false, "wse2"});
+}
+
+}  // namespace
+}  // namespace wsemu::testing
