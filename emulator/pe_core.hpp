@@ -107,6 +107,7 @@ class PeCore final : public RampPort {
 
   // RampPort (the router calls these in the same tile's compute phase).
   bool ramp_peek(int color, uint64_t now, Wavelet& out) const override;
+  uint32_t ramp_colors() const override;
   void ramp_pop(int color, uint64_t now) override;
   Accept ramp_can_accept(const Wavelet& w) const override;
   void ramp_accept(const Wavelet& w) override;

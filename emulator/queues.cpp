@@ -85,6 +85,13 @@ bool PeCore::ramp_peek(int color, uint64_t now, Wavelet& out) const {
   return false;
 }
 
+uint32_t PeCore::ramp_colors() const {
+  uint32_t colors = 0;
+  for (uint32_t m = oq_nonempty; m; m &= m - 1)
+    if (const int color = oq[__builtin_ctz(m)].color; color >= 0) colors |= 1u << color;
+  return colors;
+}
+
 void PeCore::ramp_pop(int color, uint64_t now) {
   // Same choice as ramp_peek: the lowest-numbered queue of that color whose head is ready.
   for (uint32_t m = oq_nonempty; m; m &= m - 1) {

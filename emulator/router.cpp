@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 
 #include "emulator/fault.hpp"
 #include "emulator/trace.hpp"
@@ -25,13 +26,6 @@ ColorChannel& RouterState::add_channel(int color) {
   channel_of_color.fill(-1);
   for (size_t i = 0; i < channels.size(); ++i) channel_of_color[channels[i].color] = int8_t(i);
   return channels[channel_of_color[color]];
-}
-
-bool RouterState::holds_wavelets() const {
-  for (const ColorChannel& ch : channels)
-    for (const WaveletBuffer& b : ch.input)
-      if (!b.empty()) return true;
-  return false;
 }
 
 void switch_advance(ColorRoute& route) {
@@ -89,14 +83,24 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
   if (n == 0) return rc;
   DirectionMask used_out = 0, backpressured = 0, contended = 0;
   bool ramp_in_used = false;
-  const int start = r.next_channel % n;
-  for (int k = 0; k < n; ++k) {
-    ColorChannel& ch = r.channels[(start + k) % n];
+  const int start = r.next_channel < n ? r.next_channel : 0;
+  r.next_channel = uint8_t(start + 1 == n ? 0 : start + 1);
+  // Colors take turns from channels[start] on. A color with nothing buffered and nothing in an
+  // output queue cannot move a wavelet, so only the colors in `waiting` are visited: rotating
+  // the mask by the first color's number keeps the turn order.
+  const uint32_t waiting = r.link_pending | (core ? core->ramp_colors() : 0u);
+  if (waiting == 0) return rc;
+  const int first_color = r.channels[start].color;
+  for (uint32_t turn = std::rotr(waiting, first_color); turn != 0; turn &= turn - 1) {
+    const int color = (__builtin_ctz(turn) + first_color) % isa::kNumColors;
+    const int channel_index = r.channel_of_color[color];
+    if (channel_index < 0) continue;  // an output queue of a color this router does not route
+    ColorChannel& ch = r.channels[channel_index];
     const RoutePosition& pos = ch.route.positions[ch.route.current];
     int src = -1;
     Wavelet w;
-    for (int j = 0; j < kNumDirections && src < 0; ++j) {
-      const int d = (ch.next_input + j) % kNumDirections;
+    for (int j = 0, d = ch.next_input; j < kNumDirections && src < 0;
+         ++j, d = d + 1 < kNumDirections ? d + 1 : 0) {
       if (!(pos.rx & (1u << d))) continue;
       if (d == int(Direction::RAMP)) {
         if (!ramp_in_used && core && core->ramp_peek(ch.color, ctx.now, w)) src = d;
@@ -168,7 +172,7 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
       core->ramp_pop(ch.color, ctx.now);
       ramp_in_used = true;
     } else {
-      ch.input[src].pop();
+      r.pop_input(ch, src);
       // The credit goes back to the color the sender used (the other one, if swapped here).
       const int sent_as = ch.color ^ int(color_swapped(r, ch.color, Direction(src)));
       if (!(r.off_fabric & (1u << src))) r.out_credits[src] |= 1u << sent_as;
@@ -212,7 +216,6 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
     if (w.advance_switch_after) execute_command(ch, RouterCommand::SWITCH_ADV, ctx);
     rc.progressed = true;
   }
-  r.next_channel = uint8_t((start + 1) % n);
   for (int d = 0; d < kNumDirections; ++d) {
     if (backpressured & (1u << d)) ++r.link_stats[d].backpressure_cycles;
     else if (contended & (1u << d)) ++r.link_stats[d].contention_cycles;
@@ -237,7 +240,7 @@ void router_receive(RouterState& r, Direction from, const Wavelet& w) {
   ColorChannel* ch = r.channel(in.color);
   // The sender only sends with a credit, which exists only for a buffer of this color (or, when
   // swapped, of its pair, which receives from the same side).
-  if (ch) ch->input[int(from)].push(in);
+  if (ch) r.push_input(*ch, int(from), in);
 }
 
 void router_receive_credits(RouterState& r, Direction toward, uint32_t colors) {

@@ -48,13 +48,13 @@ struct RoutePosition {
 
 struct ColorRoute {
   std::array<RoutePosition, 4> positions{};  // [0] is the base route
-  uint8_t num_positions = 1;  // 1 + the highest switch position in use
-  uint8_t current = 0;        // the position the router starts in
-  bool ring_mode = false;     // SWITCH_ADV past the last position wraps to 0 (else it stays)
-  bool filter = false;        // range filter on the upper 16 bits of wavelets to RAMP
+  uint8_t num_positions = 1;                 // 1 + the highest switch position in use
+  uint8_t current = 0;                       // the position the router starts in
+  bool ring_mode = false;  // SWITCH_ADV past the last position wraps to 0 (else it stays)
+  bool filter = false;     // range filter on the upper 16 bits of wavelets to RAMP
   uint16_t filter_min = 0, filter_max = 0xFFFF;
-  bool swap_x = false;        // color swap c <-> c ^ 1 for wavelets from E and W (WSE-2)
-  bool swap_y = false;        // ... from N and S
+  bool swap_x = false;  // color swap c <-> c ^ 1 for wavelets from E and W (WSE-2)
+  bool swap_y = false;  // ... from N and S
 
   static ColorRoute simple(DirectionMask rx, DirectionMask tx) {
     ColorRoute r;
@@ -92,6 +92,9 @@ class RampPort {
   enum class Accept : uint8_t { YES, FULL, NO_LANDING };
   // The oldest wavelet on `color` that the core's output queues hold and that is ready.
   virtual bool ramp_peek(int color, uint64_t now, Wavelet& out) const = 0;
+  // Colors that some output queue holds a wavelet of (ready or not): the router looks at no
+  // other color's RAMP input, which keeps an idle color free of cost.
+  virtual uint32_t ramp_colors() const = 0;
   virtual void ramp_pop(int color, uint64_t now) = 0;  // pops what ramp_peek returned
   virtual Accept ramp_can_accept(const Wavelet& w) const = 0;
   virtual void ramp_accept(const Wavelet& w) = 0;
@@ -111,7 +114,10 @@ class EventRecorder;  // trace.hpp
 struct RouterState {
   std::array<int8_t, isa::kNumColors> channel_of_color;
   std::vector<ColorChannel> channels;  // sorted by color
-  DirectionMask off_fabric = 0;        // link directions that face off the fabric: host edge ports
+  // Colors with a wavelet in some link input buffer. Every push and pop of ColorChannel::input
+  // goes through push_input / pop_input so that a cycle visits only the colors with work.
+  uint32_t link_pending = 0;
+  DirectionMask off_fabric = 0;  // link directions that face off the fabric: host edge ports
   std::array<WaveletBuffer, kNumLinkDirections> edge_out{};  // to the host, per edge port
   std::array<LinkStats, kNumDirections> link_stats{};
   uint8_t next_channel = 0;  // round robin over colors
@@ -136,8 +142,17 @@ struct RouterState {
     const int i = channel_of_color[color];
     return i < 0 ? nullptr : &channels[i];
   }
-  ColorChannel& add_channel(int color);  // keeps `channels` sorted by color
-  bool holds_wavelets() const;           // any link input buffer non-empty (not edge_out)
+  ColorChannel& add_channel(int color);                      // keeps `channels` sorted by color
+  bool holds_wavelets() const { return link_pending != 0; }  // any link input buffer (not edge_out)
+  void push_input(ColorChannel& ch, int from, const Wavelet& w) {
+    ch.input[from].push(w);
+    link_pending |= 1u << ch.color;
+  }
+  void pop_input(ColorChannel& ch, int from) {
+    ch.input[from].pop();
+    if (ch.input[0].empty() && ch.input[1].empty() && ch.input[2].empty() && ch.input[3].empty())
+      link_pending &= ~(1u << ch.color);
+  }
 };
 
 struct RouterContext {

@@ -216,7 +216,7 @@ bool Wafer::push_edge(int x, int y, Direction side, const Wavelet& w) {
   if (ch->input[d].full()) return false;
   Wavelet in = w;
   in.advance_switch_after = false;
-  ch->input[d].push(in);
+  states_[s].router.push_input(*ch, d, in);
   activate_state(s);
   return true;
 }
