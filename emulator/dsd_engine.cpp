@@ -15,7 +15,7 @@
 #include <cmath>
 
 #include "emulator/fault.hpp"
-#include "emulator/fp16.hpp"
+#include "isa/fp16.hpp"
 #include "emulator/pe_core.hpp"
 
 namespace wsemu::emu {
@@ -28,8 +28,8 @@ namespace {
 
 float f32(uint32_t v) { return std::bit_cast<float>(v); }
 uint32_t u32(float f) { return std::bit_cast<uint32_t>(f); }
-float h(uint32_t v) { return half_to_float(uint16_t(v)); }
-uint32_t hb(float f) { return float_to_half(f); }
+float h(uint32_t v) { return isa::fp16_to_fp32(uint16_t(v)); }
+uint32_t hb(float f) { return isa::fp32_to_fp16(f); }
 
 // Element width of operand i (0 = destination) of a vector opcode.
 uint8_t operand_bits(Opcode op, int i) {

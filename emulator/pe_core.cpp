@@ -8,7 +8,7 @@
 #include <limits>
 
 #include "emulator/fault.hpp"
-#include "emulator/fp16.hpp"
+#include "isa/fp16.hpp"
 
 namespace wsemu::emu {
 
@@ -224,7 +224,7 @@ std::string format_dprint(std::string_view fmt_text, uint32_t v) {
       case 'u': out += fmt::format("{}", v); break;
       case 'x': out += fmt::format("{:x}", v); break;
       case 'f': out += fmt::format("{}", f32(v)); break;
-      case 'h': out += fmt::format("{}", half_to_float(uint16_t(v))); break;
+      case 'h': out += fmt::format("{}", isa::fp16_to_fp32(uint16_t(v))); break;
       case '%': out += '%'; break;
       default: out += '%'; out += c; break;
     }

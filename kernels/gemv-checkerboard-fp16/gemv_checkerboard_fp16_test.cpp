@@ -37,7 +37,7 @@ void run_case(const Case& c) {
       for (size_t i = 0; i < rows.size[py]; ++i)
         for (size_t j = 0; j < cols.size[px]; ++j)
           a_tiles[((py * c.kx + px) * MT + i) * NT + j] =
-              emu::float_to_half(A(rows.start[py] + i, cols.start[px] + j));
+              isa::fp32_to_fp16(A(rows.start[py] + i, cols.start[px] + j));
 
   runtime::host::SdkRuntime rt(exe);
   rt.load();
@@ -60,7 +60,7 @@ void run_case(const Case& c) {
   rt.memcpy_d2h(y_tiles, "y", int(c.kx) - 1, 0, 1, int(c.ky), int(MT), copy16);
   xt::xarray<float> y = xt::zeros<float>({c.M});
   for (size_t py = 0; py < c.ky; ++py)
-    for (size_t i = 0; i < rows.size[py]; ++i) y(rows.start[py] + i) = emu::half_to_float(uint16_t(y_tiles[py * MT + i]));
+    for (size_t i = 0; i < rows.size[py]; ++i) y(rows.start[py] + i) = isa::fp16_to_fp32(uint16_t(y_tiles[py * MT + i]));
 
   const xt::xarray<double> ref = gemv_reference(A, x, b);
   // Each of the N multiply-adds rounds twice, each of the kx - 1 row additions and the add of b

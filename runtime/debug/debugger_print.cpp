@@ -8,7 +8,7 @@
 #include <ostream>
 #include <stdexcept>
 
-#include "emulator/fp16.hpp"
+#include "isa/fp16.hpp"
 #include "emulator/queues.hpp"
 #include "emulator/trace/wait_for_graph.hpp"
 #include "isa/assembler.hpp"
@@ -50,7 +50,7 @@ std::string value_text(isa::ElemType t, uint32_t raw) {
     case isa::ElemType::U16: return std::to_string(uint16_t(raw));
     case isa::ElemType::I32: return std::to_string(int32_t(raw));
     case isa::ElemType::U32: return std::to_string(raw);
-    case isa::ElemType::F16: return fmt::format("{}", emu::half_to_float(uint16_t(raw)));
+    case isa::ElemType::F16: return fmt::format("{}", isa::fp16_to_fp32(uint16_t(raw)));
     case isa::ElemType::F32: return fmt::format("{}", std::bit_cast<float>(raw));
   }
   return "?";

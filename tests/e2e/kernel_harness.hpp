@@ -22,7 +22,7 @@
 #include <xtensor/xmath.hpp>
 #include <xtensor/xview.hpp>
 
-#include "emulator/fp16.hpp"
+#include "isa/fp16.hpp"
 #include "firmware/memcpy_protocol.hpp"
 #include "runtime/layout/build.hpp"
 
@@ -70,7 +70,7 @@ inline std::vector<uint32_t> words(const xt::xarray<float>& a) {
 inline std::vector<uint32_t> half_words(const xt::xarray<float>& a) {
   std::vector<uint32_t> w;
   w.reserve(a.size());
-  for (float v : a) w.push_back(emu::float_to_half(v));
+  for (float v : a) w.push_back(isa::fp32_to_fp16(v));
   return w;
 }
 
@@ -82,14 +82,14 @@ inline xt::xarray<float> floats(const std::vector<uint32_t>& w, std::vector<size
 
 inline xt::xarray<float> halves(const std::vector<uint32_t>& w, std::vector<size_t> shape) {
   xt::xarray<float> a = xt::zeros<float>(shape);
-  for (size_t i = 0; i < w.size() && i < a.size(); ++i) a.flat(i) = emu::half_to_float(uint16_t(w[i]));
+  for (size_t i = 0; i < w.size() && i < a.size(); ++i) a.flat(i) = isa::fp16_to_fp32(uint16_t(w[i]));
   return a;
 }
 
 // Rounds every element to the nearest fp16 value (what the kernel receives).
 inline xt::xarray<float> to_half_precision(const xt::xarray<float>& a) {
   xt::xarray<float> r = a;
-  for (auto& v : r) v = emu::half_to_float(emu::float_to_half(v));
+  for (auto& v : r) v = isa::fp16_to_fp32(isa::fp32_to_fp16(v));
   return r;
 }
 

@@ -3,7 +3,7 @@
 // operations, and the vector timing model (startup + ceil(length / SIMD width)).
 #include <gtest/gtest.h>
 
-#include "emulator/fp16.hpp"
+#include "isa/fp16.hpp"
 #include "tests/emulator/wafer_helpers.hpp"
 
 namespace wsemu::testing {
@@ -119,10 +119,10 @@ main:
 }
 
 TEST(Dsd, HalfPrecisionAndSixteenBitInteger) {
-  using emu::float_to_half;
+  using isa::fp32_to_fp16;
   TestProgram p;
-  std::vector<uint16_t> a = {float_to_half(1.5f), float_to_half(-2.0f), float_to_half(0.25f), float_to_half(65504.0f)};
-  std::vector<uint16_t> b = {float_to_half(0.5f), float_to_half(3.0f), float_to_half(0.25f), float_to_half(65504.0f)};
+  std::vector<uint16_t> a = {fp32_to_fp16(1.5f), fp32_to_fp16(-2.0f), fp32_to_fp16(0.25f), fp32_to_fp16(65504.0f)};
+  std::vector<uint16_t> b = {fp32_to_fp16(0.5f), fp32_to_fp16(3.0f), fp32_to_fp16(0.25f), fp32_to_fp16(65504.0f)};
   p.data<uint16_t>(0x1000, a).data<uint16_t>(0x1010, b);
   p.data<uint16_t>(0x1030, {0xFFFF, 0x0001, 0x7FFF}).data<uint16_t>(0x1040, {0x0001, 0x0000, 0x0001});
   p.dsd(0, mem1d(0x1000, 4, 1, 16)).dsd(1, mem1d(0x1010, 4, 1, 16)).dsd(2, mem1d(0x1020, 4, 1, 16));
@@ -147,9 +147,9 @@ main:
   EXPECT_EQ(read<uint16_t>(*w, 0, 0, 0x1050, 3), (std::vector<uint16_t>{0, 2, 0x8000}));
   // fmach: a + a*b = 1.5 + 0.75 = 2.25; -2 - 6 = -8; 0.25 + 0.0625 = 0.3125.
   const auto mac = read<uint16_t>(*w, 0, 0, 0x1060, 3);
-  EXPECT_EQ(emu::half_to_float(mac[0]), 2.25f);
-  EXPECT_EQ(emu::half_to_float(mac[1]), -8.0f);
-  EXPECT_EQ(emu::half_to_float(mac[2]), 0.3125f);
+  EXPECT_EQ(isa::fp16_to_fp32(mac[0]), 2.25f);
+  EXPECT_EQ(isa::fp16_to_fp32(mac[1]), -8.0f);
+  EXPECT_EQ(isa::fp16_to_fp32(mac[2]), 0.3125f);
 }
 
 // Cycles from the `tsc` before an op to the one after it: 1 (tsc) + startup + ceil(len/width).
