@@ -1,0 +1,61 @@
+// power-method: ITERS steps of x <- A x / |A x|_2 on the device against the same iteration in
+// double precision on the host (kernels/7pt-stencil-spmv/stencil7_reference.hpp builds the
+// matrix and applies it), on several grids, wse2 and wse3. Tolerance: the SDK's allclose 1e-5
+// (x is normalized, so its entries are O(1 / sqrt(n)); lambda is O(10)).
+#include "kernels/7pt-stencil-spmv/stencil7_reference.hpp"
+#include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/kernel_harness.hpp"
+
+namespace wsemu::testing {
+namespace {
+
+struct Case {
+  int kx, ky, z, iters;
+  std::string arch;
+};
+
+class PowerMethod : public ::testing::TestWithParam<Case> {};
+
+TEST_P(PowerMethod, MatchesTheHostIteration) {
+  const Case c = GetParam();
+  const size_t kx = size_t(c.kx), ky = size_t(c.ky), z = size_t(c.z);
+  const runtime::Executable exe =
+      build_kernel("power-method", {{"kx", c.kx}, {"ky", c.ky}, {"Z", c.z}, {"ITERS", c.iters}}, c.arch);
+  const xt::xarray<float> coeff = stencil7::make_coefficients(kx, ky, z, 4001, 1.0);
+  const xt::xarray<float> x0 = random_array({ky, kx, z}, 4002);
+  runtime::host::SdkRuntime rt(exe);
+  rt.load();
+  rt.memcpy_h2d("x", words(x0), 0, 0, c.kx, c.ky, c.z);
+  rt.memcpy_h2d("coeff", words(coeff), 0, 0, c.kx, c.ky, 7 * c.z);
+  const uint64_t start = rt.cycles();
+  rt.launch("power");
+  rt.run_until_quiescent();
+  const uint64_t cycles = rt.cycles() - start;
+  std::vector<uint32_t> x(kx * ky * z), lambda(kx * ky);
+  rt.memcpy_d2h(x, "x", 0, 0, c.kx, c.ky, c.z);
+  rt.memcpy_d2h(lambda, "lambda", 0, 0, c.kx, c.ky, 1);
+
+  xt::xarray<double> xr = xt::cast<double>(x0);
+  double lr = 0;
+  for (int k = 0; k < c.iters; ++k) {
+    const xt::xarray<double> y = stencil7::apply(coeff, xr);
+    lr = std::sqrt(stencil7::dot(y, y));
+    xr = y / lr;
+  }
+  expect_close(floats(x, {ky, kx, z}), xr, 1e-5, 1e-5, "x");
+  expect_close(floats(lambda, {ky, kx}), xt::xarray<double>(xt::ones<double>({ky, kx}) * lr), 1e-5, 1e-5, "lambda");
+  std::printf("power-method %dx%dx%d, %d steps (%s): lambda %.6f, %llu cycles (launch included)\n", c.kx, c.ky, c.z,
+              c.iters, c.arch.c_str(), lr, (unsigned long long)cycles);
+}
+
+INSTANTIATE_TEST_SUITE_P(Grids, PowerMethod,
+                         ::testing::Values(Case{5, 5, 5, 10, "wse2"}, Case{3, 3, 4, 8, "wse2"}, Case{1, 1, 6, 5, "wse2"},
+                                           Case{4, 3, 5, 10, "wse3"}),
+                         [](const auto& info) {
+                           const Case& c = info.param;
+                           return c.arch + "_" + std::to_string(c.kx) + "x" + std::to_string(c.ky) + "x" +
+                                  std::to_string(c.z) + "_it" + std::to_string(c.iters);
+                         });
+
+}  // namespace
+}  // namespace wsemu::testing
