@@ -46,6 +46,11 @@ constexpr uint32_t kConfigWse3 = 2;  // flags bit 1: wse3 triggers (queues, not 
 
 constexpr uint32_t kFlag16Bit = 1;   // command flags (address word, bits 16..)
 constexpr uint32_t kFlagStream = 2;
+// H2D row broadcast: the target and the n participants after it store the same data; n sits in
+// the flags from bit kBroadcastCountShift (address word bits 20..31).
+constexpr uint32_t kFlagBroadcast = 4;
+constexpr uint32_t kBroadcastCountShift = 4;
+constexpr uint32_t kMaxBroadcastCount = 4095;
 
 // The name of the firmware's init task in a program's task table: its presence says the
 // program includes the firmware.

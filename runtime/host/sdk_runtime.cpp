@@ -96,14 +96,38 @@ Target resolve(const SdkRuntime::State& s, const std::string& call, const std::s
 
 }  // namespace
 
-void SdkRuntime::memcpy_h2d(const std::string& symbol, std::span<const uint32_t> data, int x0, int y0, int w, int h,
-                            int elems, const MemcpyOptions& o) {
-  State& s = *state_;
-  s.require_loaded("memcpy_h2d");
-  const std::string what = fmt::format("memcpy_h2d {}", symbol);
-  const Target t = resolve(s, "memcpy_h2d", symbol, x0, y0, w, h, elems, o, data.size(), true);
+namespace {
+
+enum class Broadcast { NONE, ROW, COL };
+
+// memcpy_h2d and its broadcast forms. With ROW, `data` holds h * elems words (row y's elements
+// for every PE of the row); with COL, w * elems (column x's for every PE of the column).
+void h2d(SdkRuntime::State& s, const char* call, const std::string& symbol, std::span<const uint32_t> data, int x0,
+         int y0, int w, int h, int elems, const MemcpyOptions& o, Broadcast mode) {
+  s.require_loaded(call);
+  const std::string what = mode == Broadcast::NONE ? fmt::format("memcpy_h2d {}", symbol)
+                                                   : fmt::format("{} {}", call, symbol);
+  if (mode != Broadcast::NONE) {
+    if (o.streaming) usage(fmt::format("{}: streaming is not supported for broadcasts", call));
+    const size_t lines = size_t(std::max(mode == Broadcast::ROW ? h : w, 0));
+    const size_t need = lines * size_t(std::max(elems, 0));
+    if (data.size() != need)
+      usage(fmt::format("{}: {} {} x {} elements = {} elements, but the data holds {}", call, lines,
+                        mode == Broadcast::ROW ? "rows" : "columns", elems, need, data.size()));
+  }
+  const size_t full = size_t(std::max(w, 0)) * size_t(std::max(h, 0)) * size_t(std::max(elems, 0));
+  const Target t = resolve(s, call, symbol, x0, y0, w, h, elems, o, mode == Broadcast::NONE ? data.size() : full, true);
+  // The element the host sends for element e of rectangle PE (x, y).
+  auto value = [&](int x, int y, int e) {
+    switch (mode) {
+      case Broadcast::ROW: return data[host_index(o.order, 0, y, e, 1, h, elems)];
+      case Broadcast::COL: return data[host_index(o.order, x, 0, e, w, 1, elems)];
+      case Broadcast::NONE: break;
+    }
+    return data[host_index(o.order, x, y, e, w, h, elems)];
+  };
   const uint64_t start = s.wafer->cycle();
-  HostPhase phase{what, 0, uint64_t(data.size()), 0, false};
+  HostPhase phase{what, 0, uint64_t(full), 0, false};
   ++s.stats.transactions;
   s.stats.host_overhead_us += s.options.channel.transaction_overhead_us;
   const uint32_t mask = t.bits == 16 ? 0xFFFFu : 0xFFFFFFFFu;
@@ -117,7 +141,7 @@ void SdkRuntime::memcpy_h2d(const std::string& symbol, std::span<const uint32_t>
         const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(fy));
         const isa::Symbol* sym = s.images[size_t(pc->program)]->find_symbol(t.symbol->program_symbol);
         for (int e = 0; e < elems; ++e) {
-          const uint32_t v = data[host_index(o.order, x, y, e, w, h, elems)] & mask;
+          const uint32_t v = value(x, y, e) & mask;
           for (uint32_t b = 0; b < bytes; ++b) buf[size_t(e) * bytes + b] = uint8_t(v >> (8 * b));
         }
         try {
@@ -127,7 +151,7 @@ void SdkRuntime::memcpy_h2d(const std::string& symbol, std::span<const uint32_t>
         }
       }
     phase.backdoor = true;
-    s.stats.h2d_elements += data.size();
+    s.stats.h2d_elements += full;
     s.add_phase(phase);
     return;
   }
@@ -137,6 +161,8 @@ void SdkRuntime::memcpy_h2d(const std::string& symbol, std::span<const uint32_t>
   for (int y = 0; y < h; ++y) {
     RowTraffic r;
     r.y = int(t.rect->y) + y0 + y;
+    std::vector<int> positions;
+    std::vector<uint32_t> addresses;
     for (int x = 0; x < w; ++x) {
       const int fx = int(t.rect->x) + x0 + x;
       const int k = s.chain_position(fx, r.y);
@@ -145,18 +171,30 @@ void SdkRuntime::memcpy_h2d(const std::string& symbol, std::span<const uint32_t>
                           "`.include \"memcpy.wsa\"`; or run with the back door)",
                           what, fx, r.y));
       uint32_t address = 0;
-      uint32_t flags = t.bits == 16 ? firmware::kFlag16Bit : 0;
-      if (o.streaming) {
-        flags |= firmware::kFlagStream;
-      } else {
+      if (!o.streaming) {
         const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(r.y));
         address = s.images[size_t(pc->program)]->find_symbol(t.symbol->program_symbol)->address;
       }
-      r.out.push_back({firmware::control_payload(firmware::kTaskH2D, uint16_t(k)), uint8_t(firmware::kColorA), true});
-      r.out.push_back({firmware::address_word(address, flags), uint8_t(firmware::kColorA), false});
+      positions.push_back(k);
+      addresses.push_back(address);
+    }
+    const uint32_t flags = (t.bits == 16 ? firmware::kFlag16Bit : 0) | (o.streaming ? firmware::kFlagStream : 0);
+    // A row broadcast goes once through the channel when the firmware can replicate it: the
+    // PEs are consecutive participants and hold the symbol at one address (per-PE programs may
+    // place it differently; then each PE gets its own copy, as a plain memcpy would send).
+    bool one_copy = mode == Broadcast::ROW && w > 1 && uint32_t(w - 1) <= firmware::kMaxBroadcastCount;
+    for (int x = 1; one_copy && x < w; ++x)
+      one_copy = positions[size_t(x)] == positions[0] + x && addresses[size_t(x)] == addresses[0];
+    const int targets = one_copy ? 1 : w;
+    for (int x = 0; x < targets; ++x) {
+      const uint32_t f = one_copy ? flags | firmware::kFlagBroadcast |
+                                        uint32_t(w - 1) << firmware::kBroadcastCountShift
+                                  : flags;
+      r.out.push_back({firmware::control_payload(firmware::kTaskH2D, uint16_t(positions[size_t(x)])),
+                       uint8_t(firmware::kColorA), true});
+      r.out.push_back({firmware::address_word(addresses[size_t(x)], f), uint8_t(firmware::kColorA), false});
       r.out.push_back({uint32_t(elems), uint8_t(firmware::kColorA), false});
-      for (int e = 0; e < elems; ++e)
-        r.out.push_back({data[host_index(o.order, x, y, e, w, h, elems)] & mask, uint8_t(firmware::kColorA), false});
+      for (int e = 0; e < elems; ++e) r.out.push_back({value(x, y, e) & mask, uint8_t(firmware::kColorA), false});
     }
     phase.wavelets += r.out.size();
     ys.push_back(r.y);
@@ -167,8 +205,25 @@ void SdkRuntime::memcpy_h2d(const std::string& symbol, std::span<const uint32_t>
   s.check_firmware_idle(ys, settled, what);
   phase.cycles = s.wafer->cycle() - start;
   s.stats.memcpy_cycles += phase.cycles;
-  s.stats.h2d_elements += data.size();
+  s.stats.h2d_elements += full;
   s.add_phase(phase);
+}
+
+}  // namespace
+
+void SdkRuntime::memcpy_h2d(const std::string& symbol, std::span<const uint32_t> data, int x0, int y0, int w, int h,
+                            int elems, const MemcpyOptions& o) {
+  h2d(*state_, "memcpy_h2d", symbol, data, x0, y0, w, h, elems, o, Broadcast::NONE);
+}
+
+void SdkRuntime::memcpy_h2d_rowbcast(const std::string& symbol, std::span<const uint32_t> data, int x0, int y0, int w,
+                                     int h, int elems, const MemcpyOptions& o) {
+  h2d(*state_, "memcpy_h2d_rowbcast", symbol, data, x0, y0, w, h, elems, o, Broadcast::ROW);
+}
+
+void SdkRuntime::memcpy_h2d_colbcast(const std::string& symbol, std::span<const uint32_t> data, int x0, int y0, int w,
+                                     int h, int elems, const MemcpyOptions& o) {
+  h2d(*state_, "memcpy_h2d_colbcast", symbol, data, x0, y0, w, h, elems, o, Broadcast::COL);
 }
 
 void SdkRuntime::memcpy_d2h(std::span<uint32_t> out, const std::string& symbol, int x0, int y0, int w, int h,

@@ -1,5 +1,6 @@
 // The host runtime: runs a linked executable (.wsx) on a virtual wafer, shaped like the SDK's
-// SdkRuntime: load, memcpy_h2d / memcpy_d2h by symbol over a rectangle of PEs, launch of an
+// SdkRuntime: load, memcpy_h2d / memcpy_d2h by symbol over a rectangle of PEs (and the row and
+// column broadcasts memcpy_h2d_rowbcast / colbcast), launch of an
 // exported function, run until quiescent or for a number of cycles, stop, read_symbol and
 // dump_core for debugging, a cycle counter and stats.
 //
@@ -98,6 +99,16 @@ class SdkRuntime {
                   int elems_per_pe, const MemcpyOptions& options = {});
   void memcpy_d2h(std::span<uint32_t> out, const std::string& symbol, int x0, int y0, int w, int h,
                   int elems_per_pe, const MemcpyOptions& options = {});
+  // The SDK's broadcast copies (not streaming). rowbcast: `data` holds h * elems_per_pe words,
+  // row y's elements for every PE of row y of the rectangle; the firmware replicates them along
+  // the row, so they cross the host channel once per row (when the row's PEs hold the symbol at
+  // one address; else each PE gets its own copy). colbcast: `data` holds w * elems_per_pe words,
+  // column x's elements for every PE of column x; each row is its own chain, so every row is
+  // sent its copy. `options.order` orders `data` as [lines][elems] (ROW_MAJOR) or the transpose.
+  void memcpy_h2d_rowbcast(const std::string& symbol, std::span<const uint32_t> data, int x0, int y0, int w, int h,
+                           int elems_per_pe, const MemcpyOptions& options = {});
+  void memcpy_h2d_colbcast(const std::string& symbol, std::span<const uint32_t> data, int x0, int y0, int w, int h,
+                           int elems_per_pe, const MemcpyOptions& options = {});
   // Calls the exported function on every PE of its rectangle; up to 8 u32 arguments, which the
   // function finds in MEMCPY_ARGS. Returns once the wafer has settled.
   void launch(const std::string& function, std::span<const uint32_t> args = {});
