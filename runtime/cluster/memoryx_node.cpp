@@ -2,8 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <fstream>
-
 #include "runtime/cluster/optimizer.hpp"
 #include "runtime/cluster/tensor_codec.hpp"
 
@@ -11,9 +9,7 @@ namespace wsemu::cluster {
 
 MemoryXNode::MemoryXNode(MemoryXOptions options)
     : options_(std::move(options)),
-      acceptor_(io_),
-      signals_(io_, SIGTERM, SIGINT),
-      stats_timer_(io_),
+      listener_(io_, options_.limits),
       stats_(options_.name, "memoryx"),
       store_(options_.store_dir / "spill", options_.memory_budget) {
   if (options_.shard_count == 0 || options_.shard_index >= options_.shard_count) {
@@ -34,65 +30,38 @@ void MemoryXNode::stop() {
     } catch (const std::exception& error) {
       spdlog::error("final checkpoint failed: {}", error.what());
     }
-    write_stats();
-    boost::system::error_code ignored;
-    acceptor_.close(ignored);
+    listener_.write_stats();
+    listener_.close();
     for (auto& [id, peer] : peers_) peer.connection->close("node stopping");
     io_.stop();
   });
 }
 
 int MemoryXNode::run() {
-  const auto address = asio::ip::make_address(options_.listen.host);
-  tcp::endpoint endpoint(address, options_.listen.port);
-  acceptor_.open(endpoint.protocol());
-  acceptor_.set_option(tcp::acceptor::reuse_address(true));
-  boost::system::error_code ec;
-  acceptor_.bind(endpoint, ec);
-  if (ec)
-    throw ConfigError(
-        fmt::format("cannot listen on {}: {}", options_.listen.to_string(), ec.message()));
-  acceptor_.listen();
-  const Address bound{options_.listen.host, acceptor_.local_endpoint().port()};
+  const Address bound = listener_.open(options_.listen, options_.port_file);
   stats_.set_info("listen", bound.to_string());
   stats_.set_info("shard", fmt::format("{}/{}", options_.shard_index, options_.shard_count));
   spdlog::info("memoryx '{}' listening on {} (shard {}/{}, {} tensors, store '{}')", options_.name,
                bound.to_string(), options_.shard_index, options_.shard_count, store_.size(),
                options_.store_dir.string());
-  if (!options_.port_file.empty()) {
-    std::ofstream(options_.port_file + ".tmp") << bound.to_string() << '\n';
-    std::filesystem::rename(options_.port_file + ".tmp", options_.port_file);
-  }
-  signals_.async_wait([this](const boost::system::error_code& error, int signal) {
-    if (!error) {
-      spdlog::info("signal {} received", signal);
-      stop();
-    }
-  });
-  accept_next();
-  schedule_stats();
+  NodeListener::Handlers handlers;
+  handlers.on_accept = [this](std::shared_ptr<Connection> connection) {
+    accept(std::move(connection));
+  };
+  handlers.on_signal = [this] { stop(); };
+  handlers.stats = [this] { return stats_json(); };
+  listener_.start(std::move(handlers), {options_.stats_file, options_.stats_interval});
   io_.run();
   return 0;
 }
 
-void MemoryXNode::accept_next() {
-  acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
-    if (ec) {
-      if (ec != asio::error::operation_aborted) {
-        spdlog::warn("accept failed: {}", ec.message());
-        accept_next();
-      }
-      return;
-    }
-    auto connection = std::make_shared<Connection>(std::move(socket), options_.limits);
-    const uint64_t id = connection->id();
-    peers_[id].connection = connection;
-    ++stats_.counter("connections_accepted");
-    connection->start([this, id](pb::Envelope& envelope) { on_frame(id, envelope); },
-                      [this, id](const std::string& reason) { on_closed(id, reason); },
-                      std::chrono::milliseconds(5000));
-    accept_next();
-  });
+void MemoryXNode::accept(std::shared_ptr<Connection> connection) {
+  const uint64_t id = connection->id();
+  peers_[id].connection = connection;
+  ++stats_.counter("connections_accepted");
+  connection->start([this, id](pb::Envelope& envelope) { on_frame(id, envelope); },
+                    [this, id](const std::string& reason) { on_closed(id, reason); },
+                    std::chrono::milliseconds(5000));
 }
 
 void MemoryXNode::on_closed(uint64_t peer_id, const std::string& reason) {
@@ -383,23 +352,6 @@ nlohmann::json MemoryXNode::stats_json() {
   stats_.set_info("open_assemblies", assemblies_.size());
   stats_.set_info("log_bytes", log_ ? log_->bytes() : 0);
   return stats_.to_json();
-}
-
-void MemoryXNode::write_stats() {
-  if (options_.stats_file.empty()) return;
-  if (!write_stats_file(options_.stats_file, stats_json())) {
-    spdlog::warn("cannot write the stats file '{}'", options_.stats_file);
-  }
-}
-
-void MemoryXNode::schedule_stats() {
-  if (options_.stats_file.empty()) return;
-  stats_timer_.expires_after(options_.stats_interval);
-  stats_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec || stopping_) return;
-    write_stats();
-    schedule_stats();
-  });
 }
 
 }  // namespace wsemu::cluster

@@ -27,28 +27,26 @@
 
 #include "runtime/cluster/checkpoint.hpp"
 #include "runtime/cluster/connection.hpp"
+#include "runtime/cluster/node_listener.hpp"
 #include "runtime/cluster/tensor_store.hpp"
 
 namespace wsemu::cluster {
 
-struct MemoryXOptions {
-  Address listen{"127.0.0.1", 7100};
+struct MemoryXOptions : NodeOptions {
+  MemoryXOptions() {
+    listen = {"127.0.0.1", 7100};
+    name = "memoryx";
+  }
   std::filesystem::path store_dir;
-  std::string token;
   pb::OptimizerConfig optimizer;    // the node default for InitTensor without its own
   uint64_t checkpoint_every = 100;  // steps between automatic checkpoints; 0: never
   uint32_t keep_checkpoints = 2;
   uint64_t memory_budget = 4ull << 30;
   uint32_t shard_index = 0;
   uint32_t shard_count = 1;
-  std::string stats_file;
-  std::chrono::milliseconds stats_interval{1000};
-  std::string port_file;  // "HOST:PORT" written once listening
-  ConnectionLimits limits;
   uint32_t default_chunk_elements = kDefaultChunkElements;
   bool sync_log = true;
   uint64_t max_future_steps = 16;
-  std::string name = "memoryx";
 };
 
 class MemoryXNode {
@@ -97,7 +95,7 @@ class MemoryXNode {
   };
 
   // networking (memoryx_node.cpp)
-  void accept_next();
+  void accept(std::shared_ptr<Connection> connection);
   void on_frame(uint64_t peer_id, pb::Envelope& envelope);
   void on_closed(uint64_t peer_id, const std::string& reason);
   void handshake(Peer& peer, pb::Envelope& envelope);
@@ -109,8 +107,6 @@ class MemoryXNode {
   void end_stream(Peer& peer, const StreamJob& job, pb::WeightEnd::Status status,
                   const std::string& message);
   void retry_pending_requests();
-  void write_stats();
-  void schedule_stats();
   nlohmann::json stats_json();
 
   // state (memoryx_updates.cpp)
@@ -125,9 +121,7 @@ class MemoryXNode {
 
   MemoryXOptions options_;
   asio::io_context io_;
-  tcp::acceptor acceptor_;
-  asio::signal_set signals_;
-  asio::steady_timer stats_timer_;
+  NodeListener listener_;
   NodeStats stats_;
   TensorStore store_;
   std::unique_ptr<WriteAheadLog> log_;

@@ -2,17 +2,13 @@
 
 #include <spdlog/spdlog.h>
 
-#include <fstream>
-
 #include "runtime/cluster/tensor_codec.hpp"
 
 namespace wsemu::cluster {
 
 SwarmXNode::SwarmXNode(SwarmXOptions options)
     : options_(std::move(options)),
-      acceptor_(io_),
-      signals_(io_, SIGTERM, SIGINT),
-      stats_timer_(io_),
+      listener_(io_, options_.limits),
       stats_(options_.name, "swarmx") {
   if (options_.upstreams.empty()) throw ConfigError("a swarmx node needs --upstream ADDR");
   if (options_.fanout == 0) throw ConfigError("--fanout must be at least 1");
@@ -24,9 +20,8 @@ void SwarmXNode::stop() {
   asio::post(io_, [this] {
     if (stopping_) return;
     stopping_ = true;
-    write_stats();
-    boost::system::error_code ignored;
-    acceptor_.close(ignored);
+    listener_.write_stats();
+    listener_.close();
     for (auto& upstream : upstreams_) upstream.link->stop();
     for (auto& [id, connection] : connections_) connection->close("node stopping");
     io_.stop();
@@ -34,17 +29,7 @@ void SwarmXNode::stop() {
 }
 
 int SwarmXNode::run() {
-  const auto address = asio::ip::make_address(options_.listen.host);
-  tcp::endpoint endpoint(address, options_.listen.port);
-  acceptor_.open(endpoint.protocol());
-  acceptor_.set_option(tcp::acceptor::reuse_address(true));
-  boost::system::error_code ec;
-  acceptor_.bind(endpoint, ec);
-  if (ec)
-    throw ConfigError(
-        fmt::format("cannot listen on {}: {}", options_.listen.to_string(), ec.message()));
-  acceptor_.listen();
-  const Address bound{options_.listen.host, acceptor_.local_endpoint().port()};
+  const Address bound = listener_.open(options_.listen, options_.port_file);
   stats_.set_info("listen", bound.to_string());
   stats_.set_info("fanout", options_.fanout);
   stats_.set_info("rank", options_.rank);
@@ -78,41 +63,25 @@ int SwarmXNode::run() {
   spdlog::info("swarmx '{}' listening on {} (fanout {}, rank {}, {} upstream{})", options_.name,
                bound.to_string(), options_.fanout, options_.rank, upstreams_.size(),
                upstreams_.size() == 1 ? "" : "s");
-  if (!options_.port_file.empty()) {
-    std::ofstream(options_.port_file + ".tmp") << bound.to_string() << '\n';
-    std::filesystem::rename(options_.port_file + ".tmp", options_.port_file);
-  }
-  signals_.async_wait([this](const boost::system::error_code& error, int signal) {
-    if (!error) {
-      spdlog::info("signal {} received", signal);
-      stop();
-    }
-  });
   for (auto& upstream : upstreams_) upstream.link->start();
-  accept_next();
-  schedule_stats();
+  NodeListener::Handlers handlers;
+  handlers.on_accept = [this](std::shared_ptr<Connection> connection) {
+    accept(std::move(connection));
+  };
+  handlers.on_signal = [this] { stop(); };
+  handlers.stats = [this] { return stats_json(); };
+  listener_.start(std::move(handlers), {options_.stats_file, options_.stats_interval});
   io_.run();
   return 0;
 }
 
-void SwarmXNode::accept_next() {
-  acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
-    if (ec) {
-      if (ec != asio::error::operation_aborted) {
-        spdlog::warn("accept failed: {}", ec.message());
-        accept_next();
-      }
-      return;
-    }
-    auto connection = std::make_shared<Connection>(std::move(socket), options_.limits);
-    const uint64_t id = connection->id();
-    connections_[id] = connection;
-    ++stats_.counter("connections_accepted");
-    connection->start([this, id](pb::Envelope& envelope) { on_child_frame(id, envelope); },
-                      [this, id](const std::string& reason) { on_child_closed(id, reason); },
-                      std::chrono::milliseconds(5000));
-    accept_next();
-  });
+void SwarmXNode::accept(std::shared_ptr<Connection> connection) {
+  const uint64_t id = connection->id();
+  connections_[id] = connection;
+  ++stats_.counter("connections_accepted");
+  connection->start([this, id](pb::Envelope& envelope) { on_child_frame(id, envelope); },
+                    [this, id](const std::string& reason) { on_child_closed(id, reason); },
+                    std::chrono::milliseconds(5000));
 }
 
 std::optional<uint32_t> SwarmXNode::rank_of(uint64_t connection_id) const {
@@ -484,23 +453,6 @@ nlohmann::json SwarmXNode::stats_json() {
   stats_.set_info("connected_upstreams", upstream_connected);
   stats_.counter("upstream_reconnects") = reconnects;
   return stats_.to_json();
-}
-
-void SwarmXNode::write_stats() {
-  if (options_.stats_file.empty()) return;
-  if (!write_stats_file(options_.stats_file, stats_json())) {
-    spdlog::warn("cannot write the stats file '{}'", options_.stats_file);
-  }
-}
-
-void SwarmXNode::schedule_stats() {
-  if (options_.stats_file.empty()) return;
-  stats_timer_.expires_after(options_.stats_interval);
-  stats_timer_.async_wait([this](const boost::system::error_code& ec) {
-    if (ec || stopping_) return;
-    write_stats();
-    schedule_stats();
-  });
 }
 
 }  // namespace wsemu::cluster

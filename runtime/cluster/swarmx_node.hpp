@@ -26,21 +26,19 @@
 #include <tuple>
 
 #include "runtime/cluster/connection.hpp"
+#include "runtime/cluster/node_listener.hpp"
 #include "runtime/cluster/upstream_link.hpp"
 
 namespace wsemu::cluster {
 
-struct SwarmXOptions {
-  Address listen{"127.0.0.1", 7200};
+struct SwarmXOptions : NodeOptions {
+  SwarmXOptions() {
+    listen = {"127.0.0.1", 7200};
+    name = "swarmx";
+  }
   std::vector<Address> upstreams;
-  std::string token;
   uint32_t fanout = 4;
   uint32_t rank = 0;  // this node's rank under its parent
-  std::string name = "swarmx";
-  std::string stats_file;
-  std::chrono::milliseconds stats_interval{1000};
-  std::string port_file;
-  ConnectionLimits limits;
   std::chrono::milliseconds resend_flush{100};
   uint64_t child_buffer_bytes = 64ull << 20;
   size_t history = 16384;  // remembered served weight keys and acknowledged (tensor, step)s
@@ -89,7 +87,7 @@ class SwarmXNode {
   };
 
   // swarmx_node.cpp: connections and weights
-  void accept_next();
+  void accept(std::shared_ptr<Connection> connection);
   void on_child_frame(uint64_t connection_id, pb::Envelope& envelope);
   void on_child_closed(uint64_t connection_id, const std::string& reason);
   void child_handshake(uint64_t connection_id, const std::shared_ptr<Connection>& connection,
@@ -108,8 +106,6 @@ class SwarmXNode {
   void remember_served(const WeightKey& key, uint32_t rank);
   std::optional<uint32_t> rank_of(uint64_t connection_id) const;
   nlohmann::json stats_json();
-  void write_stats();
-  void schedule_stats();
 
   // swarmx_reduce.cpp: gradients
   void handle_gradient(uint32_t rank, const pb::GradientData& data);
@@ -127,9 +123,7 @@ class SwarmXNode {
 
   SwarmXOptions options_;
   asio::io_context io_;
-  tcp::acceptor acceptor_;
-  asio::signal_set signals_;
-  asio::steady_timer stats_timer_;
+  NodeListener listener_;
   NodeStats stats_;
   std::map<uint64_t, std::shared_ptr<Connection>> connections_;  // every accepted connection by id
   std::map<uint64_t, uint32_t> connection_rank_;                 // authenticated children
