@@ -110,7 +110,7 @@ class PeCore final : public RampPort {
   uint32_t ramp_colors() const override;
   void ramp_pop(int color, uint64_t now) override;
   Accept ramp_can_accept(const Wavelet& w) const override;
-  void ramp_accept(const Wavelet& w) override;
+  int ramp_accept(const Wavelet& w) override;
 
   // Task operations (instructions, async completions and the host).
   void activate(int id, const Context* ctx);

@@ -110,15 +110,16 @@ RampPort::Accept PeCore::ramp_can_accept(const Wavelet& w) const {
   return Accept::NO_LANDING;
 }
 
-void PeCore::ramp_accept(const Wavelet& w) {
+int PeCore::ramp_accept(const Wavelet& w) {
   ++stats.wavelets_received;
   const int q = iq_of_color[w.color];
   if (q >= 0) {
     iq_push(q, w);
-    return;
+    return q;
   }
   slot[w.color] = w;
   slot_full |= 1u << w.color;
+  return -1;
 }
 
 }  // namespace wsemu::emu

@@ -75,6 +75,26 @@ void execute_command(ColorChannel& ch, RouterCommand cmd, const RouterContext& c
   }
 }
 
+// One LINK_STALL event per output a wavelet of `ch` could not use this cycle. A link both full
+// downstream and taken by another color counts as backpressure, as in LinkStats.
+void record_link_stalls(const RouterContext& ctx, const ColorChannel& ch, const Wavelet& w,
+                        DirectionMask backpressured, DirectionMask contended) {
+  for (int d = 0; d < kNumDirections; ++d) {
+    const DirectionMask m = DirectionMask(1u << d);
+    if (!((backpressured | contended) & m)) continue;
+    TraceEvent e;
+    e.cycle = ctx.now;
+    e.x = uint16_t(ctx.x);
+    e.y = uint16_t(ctx.y);
+    e.kind = TraceKind::LINK_STALL;
+    e.color = ch.color;
+    e.direction = uint8_t(d);
+    e.control = w.control;
+    e.reason = uint8_t(backpressured & m ? LinkStallReason::BACKPRESSURE : LinkStallReason::CONTENTION);
+    ctx.events->record(e);
+  }
+}
+
 }  // namespace
 
 RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx) {
@@ -127,6 +147,7 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
                    ch.color);
 
     bool ok = true;
+    const DirectionMask contended_before = contended, backpressured_before = backpressured;
     for (int d = 0; d < kNumDirections; ++d) {
       const DirectionMask m = DirectionMask(1u << d);
       if (!(tx & m)) continue;
@@ -165,7 +186,13 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
         ok = false;
       }
     }
-    if (!ok) continue;
+    if (!ok) {
+      // This color's own blocked outputs (the masks also hold earlier colors' outputs).
+      if (ctx.events)
+        record_link_stalls(ctx, ch, w, tx & DirectionMask(backpressured & ~backpressured_before),
+                           tx & DirectionMask(contended & ~contended_before));
+      continue;
+    }
 
     // Granted: take the wavelet, copy it to every output, then run its router command.
     if (src == int(Direction::RAMP)) {
@@ -185,8 +212,9 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
       if (!(tx & m)) continue;
       used_out |= m;
       ++r.link_stats[d].wavelets;
+      int landed_in = -2;  // the input queue (-1: a wse2 color slot) of a RAMP delivery
       if (d == int(Direction::RAMP)) {
-        core->ramp_accept(out);
+        landed_in = core->ramp_accept(out);
         ++ch.delivered;
       } else if (r.off_fabric & m) {
         r.edge_out[d].push(out);
@@ -208,6 +236,12 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
         e.control = out.control;
         e.payload = out.payload;
         ctx.events->record(e);
+        if (landed_in != -2) {
+          e.kind = TraceKind::WAVELET_LANDED;
+          e.direction = 0;
+          e.aux = landed_in < 0 ? uint8_t(255) : uint8_t(landed_in);
+          ctx.events->record(e);
+        }
       }
     }
     if (filtered) ++ch.filtered;

@@ -97,7 +97,8 @@ class RampPort {
   virtual uint32_t ramp_colors() const = 0;
   virtual void ramp_pop(int color, uint64_t now) = 0;  // pops what ramp_peek returned
   virtual Accept ramp_can_accept(const Wavelet& w) const = 0;
-  virtual void ramp_accept(const Wavelet& w) = 0;
+  // Lands `w`; returns the input queue it went into, or -1 for a wse2 color slot (for the trace).
+  virtual int ramp_accept(const Wavelet& w) = 0;
 
  protected:
   ~RampPort() = default;

@@ -27,6 +27,15 @@ std::string_view trace_kind_name(TraceKind k) {
     case TraceKind::TASK_UNBLOCKED: return "task_unblocked";
     case TraceKind::STALL: return "stall";
     case TraceKind::SWITCH_CHANGED: return "switch_changed";
+    case TraceKind::LINK_STALL: return "link_stall";
+  }
+  return "?";
+}
+
+std::string_view link_stall_reason_name(LinkStallReason r) {
+  switch (r) {
+    case LinkStallReason::BACKPRESSURE: return "backpressure";
+    case LinkStallReason::CONTENTION: return "contention";
   }
   return "?";
 }

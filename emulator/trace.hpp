@@ -25,7 +25,18 @@ enum class TraceKind : uint8_t {
   TASK_UNBLOCKED,
   STALL,              // the main thread (microthread 255) or microthread `aux` stalled; `reason`
   SWITCH_CHANGED,     // the switch of `color` moved to position `aux`
+  LINK_STALL,         // a wavelet of `color` could not leave by `direction` this cycle; `reason`
 };
+constexpr TraceKind kLastTraceKind = TraceKind::LINK_STALL;
+
+// Why a router could not move a wavelet out of a link (LINK_STALL's `reason`). Matches the
+// wafer's per-link counters: backpressure wins over contention for the same link and cycle.
+enum class LinkStallReason : uint8_t {
+  BACKPRESSURE = 1,  // no room downstream: the neighbour's buffer, the core's input queue or
+                     // color slot (RAMP), or the host edge port is full
+  CONTENTION = 2,    // another color took the link (or the RAMP) this cycle
+};
+std::string_view link_stall_reason_name(LinkStallReason r);
 
 std::string_view trace_kind_name(TraceKind k);
 
@@ -36,8 +47,9 @@ struct TraceEvent {
   uint8_t color = 0;
   uint8_t direction = 0;  // Direction, for wavelet events
   uint8_t task = 0;
-  uint8_t reason = 0;     // StallReason, for STALL
-  uint8_t aux = 0;        // microthread (STALL) or switch position (SWITCH_CHANGED)
+  uint8_t reason = 0;     // StallReason (STALL) or LinkStallReason (LINK_STALL)
+  uint8_t aux = 0;        // microthread (STALL), switch position (SWITCH_CHANGED), or input
+                          // queue (WAVELET_LANDED; 255: a wse2 color slot)
   bool control = false;
   uint32_t payload = 0;   // wavelet payload
   uint32_t pc = 0;

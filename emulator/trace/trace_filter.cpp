@@ -51,7 +51,8 @@ bool event_has_color(const emu::TraceEvent& e) {
   switch (e.kind) {
     case emu::TraceKind::WAVELET_HOP:
     case emu::TraceKind::WAVELET_LANDED:
-    case emu::TraceKind::SWITCH_CHANGED: return true;
+    case emu::TraceKind::SWITCH_CHANGED:
+    case emu::TraceKind::LINK_STALL: return true;
     case emu::TraceKind::STALL: return e.color < 32;
     default: return false;
   }
@@ -67,7 +68,7 @@ KindMask parse_kinds(std::string_view text) {
         m |= g.mask;
         found = true;
       }
-    for (int k = 0; k <= int(emu::TraceKind::SWITCH_CHANGED) && !found; ++k)
+    for (int k = 0; k <= int(emu::kLastTraceKind) && !found; ++k)
       if (part == emu::trace_kind_name(emu::TraceKind(k))) {
         m |= kind_bit(emu::TraceKind(k));
         found = true;

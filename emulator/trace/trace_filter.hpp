@@ -31,7 +31,8 @@ constexpr KindMask kWaveletKinds = kind_bit(emu::TraceKind::WAVELET_HOP) | kind_
 constexpr KindMask kInstructionKinds = kind_bit(emu::TraceKind::INSTRUCTION);
 constexpr KindMask kTaskKinds = kind_bit(emu::TraceKind::TASK_PICKED) | kind_bit(emu::TraceKind::TASK_ACTIVATED) |
                                 kind_bit(emu::TraceKind::TASK_BLOCKED) | kind_bit(emu::TraceKind::TASK_UNBLOCKED);
-constexpr KindMask kStallKinds = kind_bit(emu::TraceKind::STALL);
+// Core stalls and link stalls (a wavelet waiting for room downstream or for the link).
+constexpr KindMask kStallKinds = kind_bit(emu::TraceKind::STALL) | kind_bit(emu::TraceKind::LINK_STALL);
 constexpr KindMask kRouterKinds = kind_bit(emu::TraceKind::SWITCH_CHANGED);
 constexpr KindMask kAllKinds = kWaveletKinds | kInstructionKinds | kTaskKinds | kStallKinds | kRouterKinds;
 

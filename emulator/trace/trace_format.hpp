@@ -1,4 +1,4 @@
-// The .wstrace file format, version 1: constants, chunk types and the event record codec
+// The .wstrace file format, version 1.1: constants, chunk types and the event record codec
 // shared by the recorder (trace_writer) and the reader. emulator/trace/README.md documents
 // every field; this header is its executable form and must stay in step with it.
 //
@@ -21,7 +21,8 @@ namespace wsemu::trace {
 
 constexpr std::array<uint8_t, 8> kMagic = {0x89, 'W', 'S', 'T', 'R', '\r', '\n', 0x1A};
 constexpr uint16_t kVersionMajor = 1;  // a reader refuses another major version
-constexpr uint16_t kVersionMinor = 0;  // and accepts any minor version of its major
+constexpr uint16_t kVersionMinor = 1;  // and accepts any minor version of its major
+                                       // (1.1: link_stall events, wavelet_landed emitted)
 constexpr uint32_t kFileHeaderBytes = 64;
 constexpr uint32_t kMaxChunkBytes = 64u << 20;  // larger chunk lengths mean a corrupt file
 
@@ -142,6 +143,11 @@ inline void encode_event(std::vector<uint8_t>& b, const emu::TraceEvent& e, uint
       put_u8(b, e.color);
       put_u8(b, e.aux);
       break;
+    case emu::TraceKind::LINK_STALL:
+      put_u8(b, e.direction);
+      put_u8(b, uint8_t((e.color & 31) | (e.control ? 0x80 : 0)));
+      put_u8(b, e.reason);
+      break;
   }
   b[length_at] = uint8_t(b.size() - length_at - 1);
 }
@@ -161,7 +167,7 @@ inline DecodeResult decode_event(ByteCursor& c, uint64_t& cycle, emu::TraceEvent
   e.cycle = cycle;
   e.x = body.u16();
   e.y = body.u16();
-  if (kind > uint8_t(emu::TraceKind::SWITCH_CHANGED)) return body.ok ? DecodeResult::SKIPPED_UNKNOWN_KIND : DecodeResult::MALFORMED;
+  if (kind > uint8_t(emu::kLastTraceKind)) return body.ok ? DecodeResult::SKIPPED_UNKNOWN_KIND : DecodeResult::MALFORMED;
   e.kind = emu::TraceKind(kind);
   switch (e.kind) {
     case emu::TraceKind::WAVELET_HOP:
@@ -193,6 +199,14 @@ inline DecodeResult decode_event(ByteCursor& c, uint64_t& cycle, emu::TraceEvent
       e.color = body.u8();
       e.aux = body.u8();
       break;
+    case emu::TraceKind::LINK_STALL: {
+      e.direction = body.u8();
+      const uint8_t cf = body.u8();
+      e.color = cf & 31;
+      e.control = (cf & 0x80) != 0;
+      e.reason = body.u8();
+      break;
+    }
   }
   return body.ok ? DecodeResult::EVENT : DecodeResult::MALFORMED;
 }

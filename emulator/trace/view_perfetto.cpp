@@ -4,7 +4,9 @@
 // Tracks: process 1 "PEs" has one thread per PE (task slices, instruction slices nested in
 // them, main-thread stall slices, instant events for activate/block/unblock); process 2
 // "links" has one thread per link with traffic (a 1-cycle slice per wavelet hop); process 3
-// "microthreads" has one thread per PE whose microthreads stalled. Wavelets are followed hop
+// "microthreads" has one thread per PE whose microthreads stalled. Link stalls (a wavelet
+// waiting for room downstream or for the link) are slices on the link's track, one per run of
+// cycles; a landing is an instant on the PE's track, tied to its RAMP hop by a flow. Wavelets are followed hop
 // to hop (same color, next tile, oldest matching payload first) and each hop is linked to the
 // previous one by a flow (an "s"/"f" pair), so the UI draws a wavelet's path as arrows.
 #include <fmt/format.h>
@@ -57,6 +59,7 @@ class PerfettoWriter {
       close_task(tid, pe);
       close_stall(tid, pe);
     }
+    for (auto& [key, run] : link_stalls_) close_link_stall(run);
     json other{{"source", trace_.path()},
                {"arch", trace_.header().arch},
                {"clock_mhz", clock_},
@@ -140,9 +143,21 @@ class PerfettoWriter {
       case emu::TraceKind::WAVELET_LANDED: {
         const uint64_t tid = pe_tid(e.x, e.y);
         emit({{"ph", "i"}, {"s", "t"}, {"cat", "wavelet"}, {"name", fmt::format("land c{}", e.color)}, {"pid", kPesPid}, {"tid", tid},
-              {"ts", ts(e.cycle)}, {"args", {{"cycle", e.cycle}, {"payload", fmt::format("{:#010x}", e.payload)}, {"queue", e.aux}}}});
+              {"ts", ts(e.cycle)},
+              {"args", {{"cycle", e.cycle}, {"payload", fmt::format("{:#010x}", e.payload)},
+                        {"queue", e.aux == 255 ? json("color slot") : json(e.aux)}}}});
+        // The router records the RAMP hop just before the landing it caused: draw the last step.
+        if (options_.flows && last_ramp_.cycle == e.cycle && last_ramp_.x == e.x && last_ramp_.y == e.y &&
+            last_ramp_.color == e.color) {
+          const uint64_t id = ++flow_id_;
+          emit({{"ph", "s"}, {"cat", "wavelet"}, {"name", "wavelet"}, {"id", id}, {"pid", kLinksPid}, {"tid", last_ramp_.tid},
+                {"ts", ts(e.cycle)}});
+          emit({{"ph", "f"}, {"bp", "e"}, {"cat", "wavelet"}, {"name", "wavelet"}, {"id", id}, {"pid", kPesPid}, {"tid", tid},
+                {"ts", ts(e.cycle)}});
+        }
         return;
       }
+      case emu::TraceKind::LINK_STALL: link_stall(e); return;
       case emu::TraceKind::SWITCH_CHANGED: {
         const uint64_t tid = pe_tid(e.x, e.y);
         emit({{"ph", "i"}, {"s", "t"}, {"cat", "router"}, {"name", fmt::format("switch c{} -> {}", e.color, e.aux)},
@@ -211,8 +226,35 @@ class PerfettoWriter {
     return a.control ? (a.payload & 0x00FFFFFFu) == (e.payload & 0x00FFFFFFu) : a.payload == e.payload;
   }
 
+  // A wavelet waiting to leave by a link: one slice per run of consecutive cycles of the same
+  // color and reason on the link's track.
+  struct LinkStallRun {
+    uint64_t tid = 0, first = 0, last = 0;
+    int color = 0, reason = 0;
+    bool open = false;
+  };
+  void close_link_stall(LinkStallRun& run) {
+    if (!run.open) return;
+    const std::string_view why = emu::link_stall_reason_name(emu::LinkStallReason(run.reason));
+    emit({{"ph", "X"}, {"cat", "link_stall"}, {"name", fmt::format("c{} blocked: {}", run.color, why)}, {"pid", kLinksPid},
+          {"tid", run.tid}, {"ts", ts(run.first)}, {"dur", dur(run.last + 1 - run.first)},
+          {"args", {{"cycle", run.first}, {"cycles", run.last + 1 - run.first}, {"color", run.color}, {"reason", why}}}});
+    run.open = false;
+  }
+  void link_stall(const emu::TraceEvent& e) {
+    const uint64_t tid = link_tid(e.x, e.y, e.direction);
+    LinkStallRun& run = link_stalls_[(tid << 5) | (e.color & 31)];
+    if (run.open && run.reason == e.reason && run.last + 1 == e.cycle) {
+      run.last = e.cycle;
+      return;
+    }
+    close_link_stall(run);
+    run = {tid, e.cycle, e.cycle, e.color & 31, e.reason, true};
+  }
+
   void hop(const emu::TraceEvent& e) {
     const uint64_t tid = link_tid(e.x, e.y, e.direction);
+    if (e.direction == uint8_t(emu::Direction::RAMP)) last_ramp_ = {tid, e.cycle, e.x, e.y, e.color};
     emit({{"ph", "X"}, {"cat", "wavelet"}, {"name", fmt::format("c{}{}", e.color, e.control ? " ctl" : "")}, {"pid", kLinksPid},
           {"tid", tid}, {"ts", ts(e.cycle)}, {"dur", dur(1)},
           {"args", {{"cycle", e.cycle}, {"color", e.color}, {"payload", fmt::format("{:#010x}", e.payload)}, {"control", e.control}}}});
@@ -271,6 +313,11 @@ class PerfettoWriter {
   std::unordered_map<uint64_t, std::deque<HopNode>> pending_;
   uint64_t last_hop_key_ = ~uint64_t{0}, last_hop_cycle_ = 0;
   std::optional<HopNode> last_source_;
+  struct {
+    uint64_t tid = 0, cycle = ~uint64_t{0};
+    int x = -1, y = -1, color = -1;
+  } last_ramp_;
+  std::map<uint64_t, LinkStallRun> link_stalls_;  // (link tid, color)
 };
 
 }  // namespace

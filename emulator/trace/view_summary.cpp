@@ -40,8 +40,26 @@ json summary_json(const TraceReader& trace, const SummaryOptions& options) {
   const TraceHeader& h = trace.header();
   const uint64_t cycles = trace.cycles();
   std::array<uint64_t, 16> kind_counts{};
-  std::array<std::array<uint64_t, 4>, 32> color_counts{};  // link hops, ramp, landed, switch
+  // link hops, ramp deliveries, landed, switch changes, blocked (link_stall backpressure events)
+  std::array<std::array<uint64_t, 5>, 32> color_counts{};
   std::map<LinkKey, uint64_t> link_hops;
+  // Link waiting from LINK_STALL events: a tile's events of one cycle are consecutive, so its
+  // blocked outputs are gathered per (cycle, tile) and each link-cycle is counted once, as
+  // backpressure when any color found no room downstream, else as contention (as LinkStats).
+  std::map<LinkKey, std::pair<uint64_t, uint64_t>> event_waiting;
+  struct {
+    uint64_t cycle = 0;
+    int x = -1, y = -1;
+    uint8_t backpressured = 0, contended = 0;
+  } group;
+  auto flush_group = [&] {
+    for (int d = 0; d < 5; ++d) {
+      const uint8_t m = uint8_t(1u << d);
+      if (group.backpressured & m) ++event_waiting[{group.x, group.y, d}].first;
+      else if (group.contended & m) ++event_waiting[{group.x, group.y, d}].second;
+    }
+    group.backpressured = group.contended = 0;
+  };
   std::map<std::pair<int, int>, PeCounts> pes;  // (y, x)
   std::map<std::pair<int, bool>, uint64_t> stall_reasons;  // (reason, microthread)
   std::map<std::pair<int, bool>, std::map<std::pair<int, int>, uint64_t>> stall_pes;
@@ -57,6 +75,20 @@ json summary_json(const TraceReader& trace, const SummaryOptions& options) {
         break;
       case emu::TraceKind::WAVELET_LANDED: ++color_counts[e.color & 31][2]; break;
       case emu::TraceKind::SWITCH_CHANGED: ++color_counts[e.color & 31][3]; break;
+      case emu::TraceKind::LINK_STALL: {
+        if (e.cycle != group.cycle || e.x != group.x || e.y != group.y) {
+          flush_group();
+          group.cycle = e.cycle, group.x = e.x, group.y = e.y;
+        }
+        const uint8_t m = uint8_t(1u << (e.direction % 5));
+        if (e.reason == uint8_t(emu::LinkStallReason::BACKPRESSURE)) {
+          group.backpressured |= m;
+          ++color_counts[e.color & 31][4];
+        } else {
+          group.contended |= m;
+        }
+        break;
+      }
       case emu::TraceKind::INSTRUCTION: ++pes[{e.y, e.x}].instructions; break;
       case emu::TraceKind::TASK_PICKED: ++pes[{e.y, e.x}].tasks_picked; break;
       case emu::TraceKind::STALL: {
@@ -70,6 +102,7 @@ json summary_json(const TraceReader& trace, const SummaryOptions& options) {
     }
     return true;
   });
+  flush_group();
 
   json j;
   j["file"] = trace.path();
@@ -85,22 +118,32 @@ json summary_json(const TraceReader& trace, const SummaryOptions& options) {
   if (trace.end()) j["status"] = std::string(end_status_name(trace.end()->status));
   j["events"] = trace.event_count();
   json kinds = json::object();
-  for (int k = 0; k <= int(emu::TraceKind::SWITCH_CHANGED); ++k)
+  for (int k = 0; k <= int(emu::kLastTraceKind); ++k)
     if (kind_counts[size_t(k)]) kinds[std::string(emu::trace_kind_name(emu::TraceKind(k)))] = kind_counts[size_t(k)];
   j["event_kinds"] = kinds;
 
   json colors = json::array();
   for (int c = 0; c < 32; ++c) {
     const auto& cc = color_counts[size_t(c)];
-    if (!(cc[0] | cc[1] | cc[2] | cc[3])) continue;
-    colors.push_back({{"color", c}, {"link_hops", cc[0]}, {"ramp_deliveries", cc[1]}, {"landed", cc[2]}, {"switch_changes", cc[3]}});
+    if (!(cc[0] | cc[1] | cc[2] | cc[3] | cc[4])) continue;
+    colors.push_back({{"color", c}, {"link_hops", cc[0]}, {"ramp_deliveries", cc[1]}, {"landed", cc[2]}, {"switch_changes", cc[3]},
+                      {"backpressure", cc[4]}});
   }
   j["colors"] = colors;
 
-  // Links: wavelets from the events; backpressure and contention from the wafer's counters.
+  // Links: wavelets from the events; backpressure and contention from the link_stall events
+  // when the recording kept them (then they cover exactly what was recorded), else from the
+  // wafer's counters (the whole run, every color).
   std::map<LinkKey, std::pair<uint64_t, uint64_t>> waiting;
   const json* wafer = trace.stats() && trace.stats()->contains("wafer") ? &(*trace.stats())["wafer"] : nullptr;
-  if (wafer && wafer->contains("links"))
+  const bool waiting_from_events = (trace.filter().kinds & kind_bit(emu::TraceKind::LINK_STALL)) != 0;
+  std::string waiting_source = "none";
+  if (waiting_from_events) {
+    waiting_source = "link_stall events";
+    waiting = event_waiting;
+    for (const auto& [k, w] : event_waiting) link_hops.try_emplace(k, 0);
+  } else if (wafer && wafer->contains("links")) {
+    waiting_source = "wafer counters, whole run";
     for (const json& l : (*wafer)["links"]) {
       emu::Direction d;
       if (!emu::parse_direction(l.value("direction", ""), d)) continue;
@@ -108,6 +151,8 @@ json summary_json(const TraceReader& trace, const SummaryOptions& options) {
       waiting[k] = {l.value("backpressure_cycles", uint64_t{0}), l.value("contention_cycles", uint64_t{0})};
       link_hops.try_emplace(k, 0);
     }
+  }
+  j["link_waiting_source"] = waiting_source;
   std::vector<std::pair<LinkKey, uint64_t>> links(link_hops.begin(), link_hops.end());
   std::stable_sort(links.begin(), links.end(), [&](const auto& a, const auto& b) {
     if (a.second != b.second) return a.second > b.second;
@@ -119,7 +164,7 @@ json summary_json(const TraceReader& trace, const SummaryOptions& options) {
     const auto& [k, n] = links[i];
     json l{{"x", k.x}, {"y", k.y}, {"direction", std::string(kDirLetter[size_t(k.dir) % 5])}, {"wavelets", n},
            {"utilization", cycles ? double(n) / double(cycles) : 0.0}};
-    if (wafer) {
+    if (waiting_source != "none") {
       l["backpressure_cycles"] = waiting[k].first;
       l["contention_cycles"] = waiting[k].second;
     }
@@ -202,13 +247,14 @@ void write_summary(const TraceReader& trace, const SummaryOptions& options, std:
 
   out << "\ncolors (wavelets):\n";
   if (j["colors"].empty()) out << "  none recorded\n";
-  else out << "  color  link hops  ramp deliveries  landed  switch changes\n";
+  else out << "  color  link hops  ramp deliveries  landed  switch changes  backpressure\n";
   for (const json& c : j["colors"])
-    out << fmt::format("  {:>5}  {:>9}  {:>15}  {:>6}  {:>14}\n", c["color"].get<int>(), c["link_hops"].get<uint64_t>(),
-                       c["ramp_deliveries"].get<uint64_t>(), c["landed"].get<uint64_t>(), c["switch_changes"].get<uint64_t>());
+    out << fmt::format("  {:>5}  {:>9}  {:>15}  {:>6}  {:>14}  {:>12}\n", c["color"].get<int>(), c["link_hops"].get<uint64_t>(),
+                       c["ramp_deliveries"].get<uint64_t>(), c["landed"].get<uint64_t>(), c["switch_changes"].get<uint64_t>(),
+                       c["backpressure"].get<uint64_t>());
 
-  out << fmt::format("\nhottest links ({} of {} in use; utilization = wavelets / {} cycles):\n", j["hottest_links"].size(),
-                     j["links_in_use"].get<size_t>(), cycles);
+  out << fmt::format("\nhottest links ({} of {} in use; utilization = wavelets / {} cycles; waiting cycles from {}):\n",
+                     j["hottest_links"].size(), j["links_in_use"].get<size_t>(), cycles, j["link_waiting_source"].get<std::string>());
   if (!j["hottest_links"].empty()) out << "  link        wavelets  utilization  backpressure  contention\n";
   for (const json& l : j["hottest_links"]) {
     const std::string name = link_name(l["x"], l["y"], int(std::find(kDirLetter.begin(), kDirLetter.end(),

@@ -31,7 +31,8 @@ std::string event_text(const emu::TraceEvent& e, const ProgramTable& programs) {
       s += fmt::format("hop {} c{} {:#010x}{}", short_direction(e.direction), e.color, e.payload, e.control ? " ctl" : "");
       break;
     case emu::TraceKind::WAVELET_LANDED:
-      s += fmt::format("land c{} q{} {:#010x}{}", e.color, e.aux, e.payload, e.control ? " ctl" : "");
+      s += fmt::format("land c{} {} {:#010x}{}", e.color, e.aux == 255 ? std::string("slot") : fmt::format("q{}", e.aux),
+                       e.payload, e.control ? " ctl" : "");
       break;
     case emu::TraceKind::INSTRUCTION: {
       const std::string text = program ? program->instruction(e.pc) : "";
@@ -50,6 +51,10 @@ std::string event_text(const emu::TraceEvent& e, const ProgramTable& programs) {
       s += fmt::format(" pc {}", e.pc);
       break;
     case emu::TraceKind::SWITCH_CHANGED: s += fmt::format("switch c{} position {}", e.color, e.aux); break;
+    case emu::TraceKind::LINK_STALL:
+      s += fmt::format("blocked {} c{}{} {}", short_direction(e.direction), e.color, e.control ? " ctl" : "",
+                       emu::link_stall_reason_name(emu::LinkStallReason(e.reason)));
+      break;
   }
   return s;
 }

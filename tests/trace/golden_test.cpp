@@ -62,15 +62,15 @@ TEST_F(GoldenTrace, TextFiltersSelectPeColorKindAndCycles) {
   wafer->set_event_sink(nullptr);
   trace::TraceReader reader(file);
 
-  // Only the wavelet hops on color 4 at P1.0, between cycles 0 and 5 (exclusive).
+  // Only the wavelet events (hop, landing) on color 4 at P1.0, between cycles 0 and 5 (exclusive).
   trace::TraceFilter f;
   f.rect = trace::parse_pe("1,0");
   f.colors = trace::parse_colors("4");
   f.kinds = trace::parse_kinds("wavelets");
   f.cycles = trace::parse_cycles(":5");
   std::ostringstream text;
-  EXPECT_EQ(trace::write_text(reader, f, text), 1u);
-  EXPECT_EQ(text.str(), "@4 P1.0 hop RAMP c4 0x00000007\n");
+  EXPECT_EQ(trace::write_text(reader, f, text), 2u);
+  EXPECT_EQ(text.str(), "@4 P1.0 hop RAMP c4 0x00000007\n@4 P1.0 land c4 slot 0x00000007\n");
 
   // The expected lines that a filter keeps are exactly the golden lines of that PE and kind.
   trace::TraceFilter tasks;

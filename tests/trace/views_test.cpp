@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -96,9 +97,10 @@ TEST_F(TraceViews, PerfettoJsonParsesWithOneTrackPerActivePeAndLink) {
   EXPECT_EQ(link_tracks, (std::set<std::string>{"P0.0 E", "P1.0 RAMP"}));
   EXPECT_EQ(task_slices, 3);
   EXPECT_EQ(instruction_slices, 13);
-  // Each wavelet's hop into P1.0's RAMP is linked to its hop out of P0.0.
-  EXPECT_EQ(flow_starts, 2);
-  EXPECT_EQ(flow_ends, 2);
+  // Each wavelet's hop into P1.0's RAMP is linked to its hop out of P0.0, and its landing in
+  // P1.0's color slot to that RAMP hop: two flows per wavelet.
+  EXPECT_EQ(flow_starts, 4);
+  EXPECT_EQ(flow_ends, 4);
   // The task slice of P1.0's first `recv` spans its pick (@5) to its exit (@9): 5 cycles.
   for (const json& e : j["traceEvents"])
     if (e["ph"] == "X" && e["cat"] == "task" && e["args"]["cycle"] == 5) {
@@ -132,6 +134,69 @@ TEST_F(TraceViews, HeatmapPngDecodesWithTheDocumentedSize) {
   o.colors = trace::parse_colors("3,4");
   const trace::Image two_rows = trace::render_heatmap(reader, o);
   EXPECT_EQ(two_rows.height, 8 + 2 * 34 + 28);
+}
+
+// Backpressure as events: burst.wsa sends six wavelets back to back into accumulator.wsa,
+// which takes one per 5 cycles through a 1-wavelet color slot, so wavelets wait at P1.0's RAMP
+// and then at P0.0's east link. The summary built from the link_stall events must give, link
+// by link, the same backpressure and contention cycles as the wafer's own counters (the STAT
+// chunk), which the emulator keeps independently of any trace.
+TEST_F(TraceViews, LinkStallEventsGiveTheWafersBackpressureCounts) {
+  auto wafer = std::make_unique<emu::Wafer>(emu::arch_profile("wse2"), 2, 1);
+  wafer->load_program(0, 0, assemble_kernel("burst.wsa"));
+  wafer->load_program(1, 0, assemble_kernel("accumulator.wsa"));
+  wafer->set_route(0, 0, 4, route("R", "E"));
+  wafer->set_route(1, 0, 4, route("W", "R"));
+  wafer->activate_task(0, 0, 10);
+  const std::string file = path("burst.wstrace");
+  trace::TraceWriter writer(file, *wafer);
+  wafer->set_event_sink(&writer);
+  const emu::RunResult r = wafer->run(1000);
+  writer.finish(*wafer, r);
+  wafer->set_event_sink(nullptr);
+  ASSERT_EQ(r.status, emu::RunResult::Status::QUIESCENT) << r.to_string();
+  uint32_t got = 0;
+  wafer->read_sram(1, 0, wafer->program_at(1, 0)->find_symbol("got")->address, std::span<uint8_t>(reinterpret_cast<uint8_t*>(&got), 4));
+  EXPECT_EQ(got, 6u);
+
+  trace::TraceReader reader(file);
+  uint64_t landed = 0, ramp_blocked = 0, east_blocked = 0;
+  reader.for_each_event([&](const emu::TraceEvent& e) {
+    landed += e.kind == emu::TraceKind::WAVELET_LANDED && e.x == 1 && e.aux == 255;
+    if (e.kind == emu::TraceKind::LINK_STALL) {
+      EXPECT_EQ(e.color, 4);
+      EXPECT_EQ(e.reason, uint8_t(emu::LinkStallReason::BACKPRESSURE)) << "one color: nothing to contend with";
+      ramp_blocked += e.x == 1 && e.direction == uint8_t(emu::Direction::RAMP);
+      east_blocked += e.x == 0 && e.direction == uint8_t(emu::Direction::EAST);
+    }
+    return true;
+  });
+  EXPECT_EQ(landed, 6u) << "every wavelet lands in P1.0's color slot";
+  EXPECT_GT(ramp_blocked, 0u) << "the slot is full while `recv` runs";
+
+  const json s = trace::summary_json(reader, {});
+  EXPECT_EQ(s["link_waiting_source"], "link_stall events");
+  std::map<std::pair<int, std::string>, std::pair<uint64_t, uint64_t>> from_events, from_counters;
+  for (const json& l : s["hottest_links"])
+    from_events[{l["x"].get<int>(), l["direction"].get<std::string>()}] = {l["backpressure_cycles"], l["contention_cycles"]};
+  for (const json& l : (*reader.stats())["wafer"]["links"]) {
+    std::string d = l["direction"].get<std::string>();
+    d = d == "ramp" || d == "RAMP" ? "RAMP" : std::string(1, char(std::toupper(d[0])));
+    if (l["backpressure_cycles"].get<uint64_t>() || l["contention_cycles"].get<uint64_t>())
+      from_counters[{l["x"].get<int>(), d}] = {l["backpressure_cycles"], l["contention_cycles"]};
+  }
+  for (auto it = from_events.begin(); it != from_events.end();)
+    it = it->second == std::pair<uint64_t, uint64_t>{0, 0} ? from_events.erase(it) : std::next(it);
+  EXPECT_EQ(from_events, from_counters);
+  EXPECT_EQ((from_events[{1, "RAMP"}].first), ramp_blocked);
+  EXPECT_EQ((from_events[{0, "E"}].first), east_blocked);
+  EXPECT_EQ(s["colors"][0]["backpressure"].get<uint64_t>(), ramp_blocked + east_blocked);
+
+  std::ostringstream text;
+  trace::TraceFilter stalls;
+  stalls.kinds = trace::parse_kinds("stalls");
+  trace::write_text(reader, stalls, text);
+  EXPECT_NE(text.str().find(" P1.0 blocked RAMP c4 backpressure\n"), std::string::npos) << text.str();
 }
 
 }  // namespace
