@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <bit>
+
 #include <algorithm>
 #include <charconv>
 #include <istream>
@@ -260,6 +262,17 @@ void Debugger::cmd_delete(const std::vector<std::string>& args) {
   }
 }
 
+namespace {
+// A watched word as its symbol's type: an f32 array's word as a float, not its bits.
+std::string watch_text(const Watchpoint& w, uint32_t v) {
+  switch (w.type) {
+    case isa::ElemType::F32: return fmt::format("{}", std::bit_cast<float>(v));
+    case isa::ElemType::I32: return std::to_string(int32_t(v));
+    default: return std::to_string(v);
+  }
+}
+}  // namespace
+
 void Debugger::cmd_watch(const std::vector<std::string>& in) {
   std::vector<std::string> args = in;
   const auto [x, y] = take_pe(args);
@@ -281,12 +294,13 @@ void Debugger::cmd_watch(const std::vector<std::string>& in) {
     if (!s) throw CommandError(fmt::format("PE({},{})'s program has no symbol '{}'", x, y, name));
     if (index >= s->count) throw CommandError(fmt::format("{}[{}] is past its {} elements", name, index, s->count));
     w.address = s->address + index * uint32_t(isa::elem_bytes(s->type));
+    if (isa::elem_bytes(s->type) == 4) w.type = s->type;
   }
   if (w.address % 4) throw CommandError(fmt::format("a watch needs a 4-byte aligned word (address {:#x})", w.address));
   w.what = fmt::format("{} ({:#x}) at PE({},{})", args[0], w.address, x, y);
   w.value = peek32(x, y, w.address);
   ++next_id_;
-  *out_ << fmt::format("watchpoint {}: {} = {}\n", w.id, w.what, w.value);
+  *out_ << fmt::format("watchpoint {}: {} = {}\n", w.id, w.what, watch_text(w, w.value));
   watchpoints_.push_back(std::move(w));
 }
 
@@ -336,8 +350,8 @@ void Debugger::on_events(std::span<const emu::TraceEvent> events) {
           hit = int(e.task) == b.task;
         }
         why = fmt::format("PE({},{}) picked task {}", e.x, e.y, task_label(e.x, e.y, e.task));
-      } else if (b.kind == Breakpoint::Kind::WAVELET && e.color == b.color &&
-                 (e.kind == emu::TraceKind::WAVELET_HOP || e.kind == emu::TraceKind::WAVELET_LANDED)) {
+      } else if (b.kind == Breakpoint::Kind::WAVELET && e.color == b.color && e.kind == emu::TraceKind::WAVELET_HOP) {
+        // Hops only: a landing always follows its RAMP hop, and one wavelet is one hit.
         hit = true;
         static constexpr std::string_view dirs[] = {"north", "east", "south", "west", "the core (RAMP)"};
         why = fmt::format("PE({},{})'s router sent a wavelet of color {} to {}: payload {:#010x}{}", e.x, e.y, e.color,
@@ -359,8 +373,8 @@ void Debugger::on_events(std::span<const emu::TraceEvent> events) {
     for (Watchpoint& w : watchpoints_)
       if (!pending_stop_.stopped && peek32(w.x, w.y, w.address) != w.value) {
         pending_stop_.stopped = true;
-        pending_stop_.why = fmt::format("watchpoint {} at cycle {}: {} changed from {} to {}", w.id, cycle, w.what, w.value,
-                                        peek32(w.x, w.y, w.address));
+        pending_stop_.why = fmt::format("watchpoint {} at cycle {}: {} changed from {} to {}", w.id, cycle, w.what,
+                                        watch_text(w, w.value), watch_text(w, peek32(w.x, w.y, w.address)));
       }
     if (pending_stop_.stopped) probe_stop_ = ProbeStop{cycle, pending_stop_.why};
     pending_stop_ = {};
@@ -404,7 +418,8 @@ bool Debugger::check_watchpoints() {
   for (Watchpoint& w : watchpoints_) {
     const uint32_t now = peek32(w.x, w.y, w.address);
     if (now == w.value) continue;
-    *out_ << fmt::format("watchpoint {} at cycle {}: {} changed from {} to {}\n", w.id, wafer_.cycle() - 1, w.what, w.value, now);
+    *out_ << fmt::format("watchpoint {} at cycle {}: {} changed from {} to {}\n", w.id, wafer_.cycle() - 1, w.what,
+                         watch_text(w, w.value), watch_text(w, now));
     w.value = now;
     hit = true;
   }

@@ -49,6 +49,7 @@ struct Watchpoint {
   uint32_t address = 0;
   std::string what;  // "got at PE(1,0)"
   uint32_t value = 0;
+  isa::ElemType type = isa::ElemType::U32;  // how values are printed (a symbol's type, if 32-bit)
 };
 
 class Debugger final : public emu::EventSink {

@@ -113,5 +113,45 @@ TEST_F(TraceCli, DebugBatchBreaksStepsAndPrints) {
   EXPECT_TRUE(contains(output_, expected + "]")) << "expected " << expected << "\n" << output_;
 }
 
+TEST_F(TraceCli, DebugBatchWaveletBreakWhereWatchAndReplay) {
+  // The real `run`: the probe run finds the first stop, a fresh session replays up to it.
+  // 1. The launch reaches PE(1,1) as a control wavelet on the firmware's loopback color 23
+  //    (firmware/README.md): the first color-23 wavelet its router hands to its core.
+  // 2. `watch y`: y[0] is 0 after the copies; `fmovs y, b` makes it b[0] = 10; column 0 adds
+  //    A[0][0] * x[0] = 0 * 1, no change; column 1 adds A[0][1] * x[1] = 1 * 2: 12, with
+  //    x[1] = 2.0f (0x40000000) in r10, loaded by the `ld32` just before the fmacs.
+  // 3. Without stops the run ends quiescent with y as computed here.
+  std::ofstream(path("cmds.txt")) << "break wavelet 23 at 1,1\n"
+                                     "run\n"
+                                     "where 1,1,1,1\n"
+                                     "delete\n"
+                                     "watch y\n"
+                                     "continue\n"
+                                     "print y[0]\n"
+                                     "where 1,1,1,1\n"
+                                     "continue\n"
+                                     "print y[0]\n"
+                                     "print r10\n"
+                                     "delete\n"
+                                     "continue\n"
+                                     "print y\n";
+  const int rc = sh(wsemu_ + " debug " + path("gemv.wsx") + inputs_ + " --batch " + path("cmds.txt"));
+  EXPECT_EQ(rc, 0) << output_;
+  EXPECT_TRUE(contains(output_, "PE(1,1)'s router sent a wavelet of color 23 to the core (RAMP)")) << output_;
+  // The wavelet stop comes before the picker has seen the landing: PE(1,1) is still idle.
+  EXPECT_TRUE(contains(output_, "(wsemu) where 1,1,1,1\n* PE(1,1): idle\n")) << output_;
+  // The watch prints an f32 word as a float (10, not its bits 1092616192).
+  EXPECT_TRUE(contains(output_, "y (0x")) << output_;
+  EXPECT_TRUE(contains(output_, "at PE(1,1) changed from 0 to 10\n")) << output_;
+  EXPECT_TRUE(contains(output_, "(wsemu) print y[0]\ny[0] = 10\n")) << output_;
+  EXPECT_TRUE(contains(output_, "(wsemu) where 1,1,1,1\n* PE(1,1): task ")) << "the launched function runs\n" << output_;
+  EXPECT_TRUE(contains(output_, "changed from 10 to 12\n")) << output_;
+  EXPECT_TRUE(contains(output_, "(wsemu) print y[0]\ny[0] = 12\n")) << output_;
+  EXPECT_TRUE(contains(output_, "(0x40000000")) << output_;
+  std::string expected = "y = [";
+  for (size_t i = 0; i < y_.size(); ++i) expected += fmt::format("{}{}", i ? ", " : "", y_[i]);
+  EXPECT_TRUE(contains(output_, expected + "]")) << "expected " << expected << "\n" << output_;
+}
+
 }  // namespace
 }  // namespace wsemu::testing
