@@ -1,0 +1,164 @@
+// fft-3d: N x N x N complex fp32 FFT by pencil decomposition on a W x W grid (W = N / P),
+// forward and inverse, against a 3-D DFT computed here in double precision as three passes
+// of the direct O(N) sum per output along each axis (the DFT's definition, separable; no FFT
+// and nothing of the emulator). numpy's fftn / ifftn conventions (inverse scaled by 1/N^3).
+// PE (u, v) gets a in [uP, uP+P), b in [vP, vP+P), all c; it returns c in [uP, uP+P),
+// a in [vP, vP+P), all b (kernels/fft-3d/README.md). The kernel's own cycle counter stamps
+// give the time the SDK benchmarks report: max(end) - min(start) over the PEs.
+#include <cmath>
+#include <complex>
+#include <cstdio>
+#include <numbers>
+
+#include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/kernel_harness.hpp"
+
+namespace wsemu::testing {
+namespace {
+
+using Complex = std::complex<double>;
+
+struct Case {
+  size_t n, p;
+  bool inverse;
+  std::string arch;
+};
+
+struct Result {
+  uint64_t kernel_cycles = 0, launch_cycles = 0, session_cycles = 0;
+  double clock_mhz = 0;
+  uint32_t step[5] = {};  // the longest FFT c, transpose 1, FFT a, transpose 2, FFT b over the PEs
+};
+
+// One axis of the DFT: out[..k..] = sum_j in[..j..] w^(jk), for every line along `axis`.
+std::vector<Complex> dft_axis(const std::vector<Complex>& in, size_t n, int axis, bool inverse) {
+  std::vector<Complex> out(in.size());
+  std::vector<Complex> w(n);
+  for (size_t j = 0; j < n; ++j) w[j] = std::polar(1.0, (inverse ? 2.0 : -2.0) * std::numbers::pi * double(j) / double(n));
+  const size_t stride = axis == 0 ? n * n : axis == 1 ? n : 1;
+  for (size_t i0 = 0; i0 < n; ++i0)
+    for (size_t i1 = 0; i1 < n; ++i1) {
+      // the two indices that are not `axis`, as a base offset
+      const size_t base = axis == 0 ? i0 * n + i1 : axis == 1 ? i0 * n * n + i1 : i0 * n * n + i1 * n;
+      for (size_t k = 0; k < n; ++k) {
+        Complex sum = 0;
+        for (size_t j = 0; j < n; ++j) sum += in[base + j * stride] * w[(j * k) % n];
+        out[base + k * stride] = inverse ? sum / double(n) : sum;
+      }
+    }
+  return out;
+}
+
+Result run_case(const Case& c, bool backdoor = false) {
+  const size_t n = c.n, p = c.p, w = n / p, per_pe = 2 * p * p * n;
+  const runtime::Executable exe =
+      build_kernel("fft-3d", {{"N", int64_t(n)}, {"P", int64_t(p)}, {"INVERSE", c.inverse ? 1 : 0}}, c.arch);
+  const xt::xarray<float> re = random_array({n, n, n}, 501), im = random_array({n, n, n}, 502);
+  std::vector<Complex> a(n * n * n);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = Complex(re.flat(i), im.flat(i));
+
+  // The tensor [W (v)][W (u)][P (a')][P (b')][N (c)][2], row-major.
+  std::vector<float> x(w * w * per_pe);
+  for (size_t v = 0; v < w; ++v)
+    for (size_t u = 0; u < w; ++u)
+      for (size_t a1 = 0; a1 < p; ++a1)
+        for (size_t b1 = 0; b1 < p; ++b1)
+          for (size_t cc = 0; cc < n; ++cc) {
+            const size_t q = (v * w + u) * per_pe + ((a1 * p + b1) * n + cc) * 2;
+            const size_t src = ((u * p + a1) * n + (v * p + b1)) * n + cc;
+            x[q] = re.flat(src), x[q + 1] = im.flat(src);
+          }
+  xt::xarray<float> xa = xt::zeros<float>({x.size()});
+  for (size_t i = 0; i < x.size(); ++i) xa(i) = x[i];
+  xt::xarray<float> wre = xt::zeros<float>({w * w, n / 2}), wim = xt::zeros<float>({w * w, n / 2});
+  for (size_t pe = 0; pe < w * w; ++pe)
+    for (size_t k = 0; k < n / 2; ++k) {
+      wre(pe, k) = float(std::cos(2.0 * std::numbers::pi * double(k) / double(n)));
+      wim(pe, k) = float(-std::sin(2.0 * std::numbers::pi * double(k) / double(n)));
+    }
+
+  runtime::host::RuntimeOptions options;
+  options.backdoor = backdoor;  // the large runs time the kernel, not the copies
+  runtime::host::SdkRuntime rt(exe, options);
+  rt.load();
+  const int iw = int(w);
+  rt.memcpy_h2d("X", words(xa), 0, 0, iw, iw, int(per_pe));
+  rt.memcpy_h2d("wre", words(wre), 0, 0, iw, iw, int(n / 2));
+  rt.memcpy_h2d("wim", words(wim), 0, 0, iw, iw, int(n / 2));
+  Result r;
+  const uint64_t before = rt.cycles();
+  rt.launch("compute");
+  r.launch_cycles = rt.cycles() - before;
+  std::vector<uint32_t> out(w * w * per_pe), t(w * w * 4), ph(w * w * 6);
+  rt.memcpy_d2h(out, "X", 0, 0, iw, iw, int(per_pe));
+  rt.memcpy_d2h(t, "maxmin_time", 0, 0, iw, iw, 4);
+  rt.memcpy_d2h(ph, "phase_time", 0, 0, iw, iw, 6);
+  for (size_t pe = 0; pe < w * w; ++pe)
+    for (size_t s = 0; s < 5; ++s) r.step[s] = std::max(r.step[s], ph[6 * pe + s + 1] - ph[6 * pe + s]);
+  r.session_cycles = rt.cycles();
+  r.clock_mhz = rt.clock_mhz();
+  uint64_t t_start = UINT64_MAX, t_end = 0;
+  for (size_t pe = 0; pe < w * w; ++pe) {
+    t_start = std::min(t_start, (uint64_t(t[4 * pe + 1] & 0xFFFF) << 32) | t[4 * pe]);
+    t_end = std::max(t_end, (uint64_t(t[4 * pe + 3] & 0xFFFF) << 32) | t[4 * pe + 2]);
+  }
+  r.kernel_cycles = t_end - t_start;
+
+  const std::vector<Complex> ref = dft_axis(dft_axis(dft_axis(a, n, 0, c.inverse), n, 1, c.inverse), n, 2, c.inverse);
+  // 3 log2(N) radix-2 stages; 4 roundings per stage (complex multiply and add) relative to the
+  // signal's size, plus the twiddles' own rounding.
+  double scale = 0;
+  for (const Complex& v : ref) scale = std::max(scale, std::abs(v));
+  const double tol = 4.0 * (3.0 * std::log2(double(n)) + 1.0) * std::ldexp(1.0, -24) * scale;
+  double worst = 0;
+  size_t bad = 0;
+  for (size_t v = 0; v < w; ++v)
+    for (size_t u = 0; u < w; ++u)
+      for (size_t c1 = 0; c1 < p; ++c1)
+        for (size_t a1 = 0; a1 < p; ++a1)
+          for (size_t b = 0; b < n; ++b) {
+            const size_t q = (v * w + u) * per_pe + ((c1 * p + a1) * n + b) * 2;
+            const Complex got(std::bit_cast<float>(out[q]), std::bit_cast<float>(out[q + 1]));
+            const size_t ai = v * p + a1, ci = u * p + c1;
+            const Complex want = ref[(ai * n + b) * n + ci];
+            const double err = std::abs(got - want);
+            worst = std::max(worst, err);
+            if (!(err <= tol) && ++bad <= 5)
+              ADD_FAILURE() << "F[" << ai << "][" << b << "][" << ci << "]: got " << got << ", expected " << want
+                            << ", error " << err << " > " << tol;
+          }
+  EXPECT_EQ(bad, 0u);
+  std::printf("fft-3d N=%zu P=%zu on %zux%zu PEs, %s (%s): kernel (TSC) %llu cycles = %.3f us at %.0f MHz; launch %llu, "
+              "session %llu cycles; max error %.3g (tolerance %.3g)\n",
+              n, p, w, w, c.inverse ? "inverse" : "forward", c.arch.c_str(), (unsigned long long)r.kernel_cycles,
+              double(r.kernel_cycles) / r.clock_mhz, r.clock_mhz, (unsigned long long)r.launch_cycles,
+              (unsigned long long)r.session_cycles, worst, tol);
+  std::printf("  longest per PE: FFT c %u, transpose 1 %u, FFT a %u, transpose 2 %u, FFT b %u cycles\n", r.step[0],
+              r.step[1], r.step[2], r.step[3], r.step[4]);
+  return r;
+}
+
+class Fft3d : public ::testing::TestWithParam<Case> {};
+TEST_P(Fft3d, MatchesDirectDft) { run_case(GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(Sizes, Fft3d,
+                         ::testing::Values(Case{4, 2, false, "wse2"}, Case{8, 2, false, "wse2"},
+                                           Case{8, 2, true, "wse2"}, Case{8, 4, false, "wse3"},
+                                           Case{8, 1, false, "wse2"}, Case{4, 4, true, "wse2"}),
+                         [](const auto& info) {
+                           const Case& c = info.param;
+                           return std::string(c.inverse ? "inverse_" : "forward_") + "N" + std::to_string(c.n) + "_P" +
+                                  std::to_string(c.p) + "_" + c.arch;
+                         });
+
+// On request (WSEMU_KERNEL_LARGE=1): the SDK's size (N 16, 4 x 4 pencils per PE, 4 x 4 PEs) and
+// the calibration series against the published 512^3 on 512 x 512 PEs (one pencil per PE, P = 1):
+// N = 16, 32, 64 on N x N PEs (README: "Calibration").
+TEST(Fft3dLarge, SdkSizeAndCalibrationSeries) {
+  if (!std::getenv("WSEMU_KERNEL_LARGE")) GTEST_SKIP() << "set WSEMU_KERNEL_LARGE=1 to run";
+  run_case(Case{16, 4, false, "wse2"});
+  for (size_t n : {16, 32, 64}) run_case(Case{n, 1, false, "wse2"}, true);
+}
+
+}  // namespace
+}  // namespace wsemu::testing
