@@ -94,6 +94,49 @@ Target resolve(const SdkRuntime::State& s, const std::string& call, const std::s
   return t;
 }
 
+// Where `symbol` lives on fabric PE (fx, fy): per-PE programs may place it differently.
+uint32_t symbol_address(const SdkRuntime::State& s, const HostSymbol& symbol, int fx, int fy) {
+  const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(fy));
+  return s.images[size_t(pc->program)]->find_symbol(symbol.program_symbol)->address;
+}
+
+// The PE's position on its row's memcpy chain; a usage error when its program has no firmware.
+int chain_position_or_fail(const SdkRuntime::State& s, const std::string& what, int fx, int fy,
+                           bool backdoor_would_do) {
+  const int k = s.chain_position(fx, fy);
+  if (k < 0)
+    usage(fmt::format("{}: PE({},{}) does not run the memcpy firmware (its program must "
+                      "`.include \"memcpy.wsa\"`{})",
+                      what, fx, fy, backdoor_would_do ? "; or run with the back door" : ""));
+  return k;
+}
+
+// One host call through the channel: it counts as a transaction (with its host overhead) from
+// construction, and finish() waits for the wafer to settle and books the phase.
+struct Transaction {
+  SdkRuntime::State& s;
+  HostPhase phase;
+  uint64_t start;
+
+  Transaction(SdkRuntime::State& state, std::string what, uint64_t elements)
+      : s(state), phase{std::move(what), 0, elements, 0, false}, start(state.wafer->cycle()) {
+    ++s.stats.transactions;
+    s.stats.host_overhead_us += s.options.channel.transaction_overhead_us;
+  }
+  // `ys`: the fabric rows whose firmware must be idle again. Adds the cycles to `booked`.
+  void finish(const std::vector<int>& ys, uint64_t& booked) {
+    const emu::RunResult settled = s.settle(phase.what);
+    s.check_firmware_idle(ys, settled, phase.what);
+    phase.cycles = s.wafer->cycle() - start;
+    booked += phase.cycles;
+    s.add_phase(phase);
+  }
+  void finish_backdoor() {
+    phase.backdoor = true;
+    s.add_phase(phase);
+  }
+};
+
 }  // namespace
 
 namespace {
@@ -126,10 +169,7 @@ void h2d(SdkRuntime::State& s, const char* call, const std::string& symbol, std:
     }
     return data[host_index(o.order, x, y, e, w, h, elems)];
   };
-  const uint64_t start = s.wafer->cycle();
-  HostPhase phase{what, 0, uint64_t(full), 0, false};
-  ++s.stats.transactions;
-  s.stats.host_overhead_us += s.options.channel.transaction_overhead_us;
+  Transaction transaction(s, what, full);
   const uint32_t mask = t.bits == 16 ? 0xFFFFu : 0xFFFFFFFFu;
 
   if (s.options.backdoor && !o.streaming) {
@@ -138,21 +178,18 @@ void h2d(SdkRuntime::State& s, const char* call, const std::string& symbol, std:
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) {
         const int fx = int(t.rect->x) + x0 + x, fy = int(t.rect->y) + y0 + y;
-        const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(fy));
-        const isa::Symbol* sym = s.images[size_t(pc->program)]->find_symbol(t.symbol->program_symbol);
         for (int e = 0; e < elems; ++e) {
           const uint32_t v = value(x, y, e) & mask;
           for (uint32_t b = 0; b < bytes; ++b) buf[size_t(e) * bytes + b] = uint8_t(v >> (8 * b));
         }
         try {
-          s.wafer->write_sram(fx, fy, sym->address, buf);
+          s.wafer->write_sram(fx, fy, symbol_address(s, *t.symbol, fx, fy), buf);
         } catch (const emu::FaultError& e) {
           throw HostError(e.fault(), what);
         }
       }
-    phase.backdoor = true;
     s.stats.h2d_elements += full;
-    s.add_phase(phase);
+    transaction.finish_backdoor();
     return;
   }
 
@@ -165,18 +202,8 @@ void h2d(SdkRuntime::State& s, const char* call, const std::string& symbol, std:
     std::vector<uint32_t> addresses;
     for (int x = 0; x < w; ++x) {
       const int fx = int(t.rect->x) + x0 + x;
-      const int k = s.chain_position(fx, r.y);
-      if (k < 0)
-        usage(fmt::format("{}: PE({},{}) does not run the memcpy firmware (its program must "
-                          "`.include \"memcpy.wsa\"`; or run with the back door)",
-                          what, fx, r.y));
-      uint32_t address = 0;
-      if (!o.streaming) {
-        const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(r.y));
-        address = s.images[size_t(pc->program)]->find_symbol(t.symbol->program_symbol)->address;
-      }
-      positions.push_back(k);
-      addresses.push_back(address);
+      positions.push_back(chain_position_or_fail(s, what, fx, r.y, true));
+      addresses.push_back(o.streaming ? 0 : symbol_address(s, *t.symbol, fx, r.y));
     }
     const uint32_t flags = (t.bits == 16 ? firmware::kFlag16Bit : 0) | (o.streaming ? firmware::kFlagStream : 0);
     // A row broadcast goes once through the channel when the firmware can replicate it: the
@@ -196,17 +223,13 @@ void h2d(SdkRuntime::State& s, const char* call, const std::string& symbol, std:
       r.out.push_back({uint32_t(elems), uint8_t(firmware::kColorA), false});
       for (int e = 0; e < elems; ++e) r.out.push_back({value(x, y, e) & mask, uint8_t(firmware::kColorA), false});
     }
-    phase.wavelets += r.out.size();
+    transaction.phase.wavelets += r.out.size();
     ys.push_back(r.y);
     rows.push_back(std::move(r));
   }
   s.pump(rows, what);
-  const emu::RunResult settled = s.settle(what);
-  s.check_firmware_idle(ys, settled, what);
-  phase.cycles = s.wafer->cycle() - start;
-  s.stats.memcpy_cycles += phase.cycles;
   s.stats.h2d_elements += full;
-  s.add_phase(phase);
+  transaction.finish(ys, s.stats.memcpy_cycles);
 }
 
 }  // namespace
@@ -232,10 +255,7 @@ void SdkRuntime::memcpy_d2h(std::span<uint32_t> out, const std::string& symbol, 
   s.require_loaded("memcpy_d2h");
   const std::string what = fmt::format("memcpy_d2h {}", symbol);
   const Target t = resolve(s, "memcpy_d2h", symbol, x0, y0, w, h, elems, o, out.size(), false);
-  const uint64_t start = s.wafer->cycle();
-  HostPhase phase{what, 0, uint64_t(out.size()), 0, false};
-  ++s.stats.transactions;
-  s.stats.host_overhead_us += s.options.channel.transaction_overhead_us;
+  Transaction transaction(s, what, out.size());
   const uint32_t mask = t.bits == 16 ? 0xFFFFu : 0xFFFFFFFFu;
 
   if (s.options.backdoor && !o.streaming) {
@@ -244,10 +264,8 @@ void SdkRuntime::memcpy_d2h(std::span<uint32_t> out, const std::string& symbol, 
     for (int y = 0; y < h; ++y)
       for (int x = 0; x < w; ++x) {
         const int fx = int(t.rect->x) + x0 + x, fy = int(t.rect->y) + y0 + y;
-        const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(fy));
-        const isa::Symbol* sym = s.images[size_t(pc->program)]->find_symbol(t.symbol->program_symbol);
         try {
-          s.wafer->read_sram(fx, fy, sym->address, buf);
+          s.wafer->read_sram(fx, fy, symbol_address(s, *t.symbol, fx, fy), buf);
         } catch (const emu::FaultError& e) {
           throw HostError(e.fault(), what);
         }
@@ -257,9 +275,8 @@ void SdkRuntime::memcpy_d2h(std::span<uint32_t> out, const std::string& symbol, 
           out[host_index(o.order, x, y, e, w, h, elems)] = v;
         }
       }
-    phase.backdoor = true;
     s.stats.d2h_elements += out.size();
-    s.add_phase(phase);
+    transaction.finish_backdoor();
     return;
   }
 
@@ -270,25 +287,16 @@ void SdkRuntime::memcpy_d2h(std::span<uint32_t> out, const std::string& symbol, 
     r.y = int(t.rect->y) + y0 + y;
     for (int x = 0; x < w; ++x) {
       const int fx = int(t.rect->x) + x0 + x;
-      const int k = s.chain_position(fx, r.y);
-      if (k < 0)
-        usage(fmt::format("{}: PE({},{}) does not run the memcpy firmware (its program must "
-                          "`.include \"memcpy.wsa\"`; or run with the back door)",
-                          what, fx, r.y));
-      uint32_t address = 0;
-      uint32_t flags = t.bits == 16 ? firmware::kFlag16Bit : 0;
-      if (o.streaming) {
-        flags = firmware::kFlagStream;  // the FIFO holds 32-bit words
-      } else {
-        const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(r.y));
-        address = s.images[size_t(pc->program)]->find_symbol(t.symbol->program_symbol)->address;
-      }
+      const int k = chain_position_or_fail(s, what, fx, r.y, true);
+      // A stream's FIFO holds 32-bit words.
+      const uint32_t flags = o.streaming ? firmware::kFlagStream : t.bits == 16 ? firmware::kFlag16Bit : 0;
+      const uint32_t address = o.streaming ? 0 : symbol_address(s, *t.symbol, fx, r.y);
       r.out.push_back({firmware::control_payload(firmware::kTaskD2H, uint16_t(k)), uint8_t(firmware::kColorA), true});
       r.out.push_back({firmware::address_word(address, flags), uint8_t(firmware::kColorA), false});
       r.out.push_back({uint32_t(elems), uint8_t(firmware::kColorA), false});
       r.expect_in += 2 + uint64_t(elems);
     }
-    phase.wavelets += r.out.size() + r.expect_in;
+    transaction.phase.wavelets += r.out.size() + r.expect_in;
     ys.push_back(r.y);
     rows.push_back(std::move(r));
   }
@@ -310,12 +318,8 @@ void SdkRuntime::memcpy_d2h(std::span<uint32_t> out, const std::string& symbol, 
       for (int e = 0; e < elems; ++e) out[host_index(o.order, x, int(i), e, w, h, elems)] = r.received[at++] & mask;
     }
   }
-  const emu::RunResult settled = s.settle(what);
-  s.check_firmware_idle(ys, settled, what);
-  phase.cycles = s.wafer->cycle() - start;
-  s.stats.memcpy_cycles += phase.cycles;
   s.stats.d2h_elements += out.size();
-  s.add_phase(phase);
+  transaction.finish(ys, s.stats.memcpy_cycles);
 }
 
 void SdkRuntime::launch(const std::string& function, std::span<const uint32_t> args) {
@@ -332,10 +336,7 @@ void SdkRuntime::launch(const std::string& function, std::span<const uint32_t> a
   if (args.size() > size_t(firmware::kMaxLaunchArgs))
     usage(fmt::format("launch {}: {} arguments, at most {}", function, args.size(), firmware::kMaxLaunchArgs));
   const Rect& rect = s.exe.rects[fn->rect];
-  const uint64_t start = s.wafer->cycle();
-  HostPhase phase{what, 0, 0, 0, false};
-  ++s.stats.transactions;
-  s.stats.host_overhead_us += s.options.channel.transaction_overhead_us;
+  Transaction transaction(s, what, 0);
   const int task = s.function_task.at(function);
   std::vector<RowTraffic> rows;
   std::vector<int> ys;
@@ -344,11 +345,7 @@ void SdkRuntime::launch(const std::string& function, std::span<const uint32_t> a
     r.y = int(rect.y + ry);
     int first = -1;
     for (uint32_t rx = 0; rx < rect.width; ++rx) {
-      const int k = s.chain_position(int(rect.x + rx), r.y);
-      if (k < 0)
-        usage(fmt::format("{}: PE({},{}) does not run the memcpy firmware (its program must "
-                          "`.include \"memcpy.wsa\"`)",
-                          what, rect.x + rx, r.y));
+      const int k = chain_position_or_fail(s, what, int(rect.x + rx), r.y, false);
       if (rx == 0) first = k;
     }
     r.out.push_back(
@@ -356,16 +353,12 @@ void SdkRuntime::launch(const std::string& function, std::span<const uint32_t> a
     r.out.push_back({rect.width, uint8_t(firmware::kColorA), false});
     r.out.push_back({uint32_t(task) | uint32_t(args.size()) << 16, uint8_t(firmware::kColorA), false});
     for (uint32_t a : args) r.out.push_back({a, uint8_t(firmware::kColorA), false});
-    phase.wavelets += r.out.size();
+    transaction.phase.wavelets += r.out.size();
     ys.push_back(r.y);
     rows.push_back(std::move(r));
   }
   s.pump(rows, what);
-  const emu::RunResult settled = s.settle(what);
-  s.check_firmware_idle(ys, settled, what);
-  phase.cycles = s.wafer->cycle() - start;
-  s.stats.launch_cycles += phase.cycles;
-  s.add_phase(phase);
+  transaction.finish(ys, s.stats.launch_cycles);
 }
 
 emu::RunResult SdkRuntime::run_until_quiescent() {
