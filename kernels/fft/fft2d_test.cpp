@@ -104,10 +104,10 @@ void run_case(const Case& c) {
     }
   EXPECT_EQ(bad, 0u);
   std::printf("fft 2-D N=%zu %s %s (%s): launch %llu cycles, kernel (TSC) %llu cycles (%.3f us at %.0f MHz); "
-              "max error %.3g (tolerance %.3g)\n",
+              "session %llu cycles; max error %.3g (tolerance %.3g)\n",
               n, c.half ? "fp16" : "fp32", c.inverse ? "inverse" : "forward", c.arch.c_str(),
               (unsigned long long)compute, (unsigned long long)(t_end - t_start),
-              double(t_end - t_start) / rt.clock_mhz(), rt.clock_mhz(), worst, tol);
+              double(t_end - t_start) / rt.clock_mhz(), rt.clock_mhz(), (unsigned long long)rt.cycles(), worst, tol);
 }
 
 class Fft2d : public ::testing::TestWithParam<Case> {};
