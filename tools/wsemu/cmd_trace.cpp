@@ -40,7 +40,7 @@ void TraceRecordingDeleter::operator()(TraceRecording* r) const { delete r; }
 
 void add_trace_options(CLI::App& app, TraceRecordingOptions& o) {
   app.add_option("--trace", o.path, "Record the fabric's events into this .wstrace file (view it with `wsemu trace FILE ...`)");
-  app.add_option("--trace-events", o.events, "Event kinds to record: wavelets,instructions,tasks,stalls,router or all")
+  app.add_option("--trace-events", o.events, "Event kinds to record: wavelets (hops, landings), instructions, tasks, stalls (core and link stalls), router (switch changes), all, or event names such as link_stall")
       ->default_str("all");
   app.add_option("--trace-rect", o.rect, "Record only the PEs of this rectangle: x0,y0,w,h");
   app.add_option("--trace-colors", o.colors, "Record wavelet events of these colors only: 1,2 or 3-5");
@@ -232,7 +232,7 @@ const Register kTrace{Subcommand{"trace", [](CLI::App& app) -> std::function<int
                                                   "Only these colors (text, perfetto); heatmap: a row of panels per color");
                                    app.add_option("--cycles", a->cycles, "Only cycles a:b, b exclusive (text, perfetto, heatmap)");
                                    app.add_option("--kinds", a->kinds,
-                                                  "Only these event kinds: wavelets,instructions,tasks,stalls,router (text, perfetto)");
+                                                  "Only these event kinds: wavelets,instructions,tasks,stalls,router or event names such as link_stall (text, perfetto)");
                                    app.add_option("--max-lines", a->max_lines, "At most this many lines (text)");
                                    app.add_option("--top", a->top, "Rows per table (summary)")->check(CLI::Range(1, 100000));
                                    app.add_flag("--json", a->json, "Print the summary as JSON");
