@@ -11,17 +11,6 @@ namespace {
 using emu::RunResult;
 using emu::Wafer;
 
-std::shared_ptr<const isa::ObjectImage> assemble(std::string_view text, std::map<std::string, int64_t> params = {}) {
-  isa::AssembleOptions options;
-  options.params = std::move(params);
-  isa::AssembleResult r = isa::assemble(text, "test.wsa", options);
-  std::string errors;
-  for (const auto& d : r.errors) errors += d.to_string() + "\n";
-  EXPECT_TRUE(r.object.has_value()) << errors;
-  if (!r.object) return nullptr;
-  return std::make_shared<const isa::ObjectImage>(std::move(*r.object));
-}
-
 TEST(Assembly, GemvColumnPerWavelet) {
   // y = A x with A (3x4) stored column by column, A[i][j] = i + j, x = (1, 2, 3, 4) arriving
   // as wavelets on color 4: y = (20, 30, 40).

@@ -1,18 +1,50 @@
-// Test helpers for driving a Wafer: route shorthands and typed SRAM reads.
+// Test helpers for driving a Wafer: assembling test programs, route shorthands and typed SRAM
+// reads.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "emulator/wafer.hpp"
+#include "isa/assembler.hpp"
 #include "tests/emulator/test_program.hpp"
 
 namespace wsemu::testing {
 
 using emu::Direction;
+
+// Test programs are written in wsemu assembly and built by the product's assembler. A program
+// that does not assemble fails the test with the assembler's diagnostics and throws, so that
+// nothing runs a half-built program.
+inline std::shared_ptr<const isa::ObjectImage> assemble(std::string_view source,
+                                                        std::map<std::string, int64_t> params = {}) {
+  isa::AssembleOptions options;
+  options.params = std::move(params);
+  isa::AssembleResult r = isa::assemble(source, "test.wsa", options);
+  if (!r.object) {
+    std::string errors;
+    for (const isa::Diagnostic& d : r.errors) errors += d.to_string() + "\n";
+    ADD_FAILURE() << "the test program does not assemble:\n" << errors;
+    throw std::runtime_error("the test program does not assemble");
+  }
+  return std::make_shared<const isa::ObjectImage>(std::move(*r.object));
+}
+
+// The SRAM address of a data symbol: the assembler places data right after the code, so tests
+// find their buffers by name rather than at fixed addresses.
+inline uint32_t addr(const isa::ObjectImage& program, std::string_view symbol) {
+  const isa::Symbol* s = program.find_symbol(symbol);
+  if (!s) throw std::runtime_error("no data symbol " + std::string(symbol));
+  return s->address;
+}
 
 // "NESWR" letters to a direction mask: N, E, S, W, R (RAMP).
 inline emu::DirectionMask dirs(std::string_view letters) {
