@@ -11,12 +11,21 @@ using emu::FaultKind;
 using emu::RunResult;
 using emu::Wafer;
 
+// Runs `code` (its entry `main` is local task 10) on PE (x, y) of a 2x2 wafer, with a buffer
+// `buf` and descriptors over it as 32-bit (`words`) and 16-bit (`halves`) elements, and one
+// (`beyond`) that runs past the end of the 16-bit address space.
 RunResult run_program(const std::string& code, const char* arch = "wse2", int x = 0, int y = 0) {
-  TestProgram p(arch);
-  p.code(code).local_task(10, "main");
-  p.dsd(0, mem1d(0x1000, 4)).dsd(1, mem1d(0x1000, 4, 1, 16)).dsd(2, mem1d(0xFFF0, 4));
+  auto p = assemble(std::string(".arch ") + arch + R"(
+.task   main, local, 10
+.data
+buf:    .u32 [4]
+.dsd    words = mem1d(buf, 4)
+.dsd    halves = mem1d.16(buf, 4)
+.dsd    beyond = mem1d(0xFFF0, 4)
+.code
+)" + code);
   Wafer w(emu::arch_profile(arch), 2, 2);
-  w.load_program(x, y, p.build());
+  w.load_program(x, y, p);
   w.activate_task(x, y, 10);
   return w.run(1000);
 }
@@ -38,7 +47,9 @@ TEST(Fault, StoreIntoCodeIsAKernelError) {
   EXPECT_EQ(*r.fault->y, 1);
   EXPECT_EQ(r.fault->instruction, "st32 [r1], r1");
   EXPECT_EQ(*r.fault->cycle, 2u);  // pick at 0, li at 1, st32 at 2
-  EXPECT_NE(r.to_string().find("kernel error at PE(1,1), cycle 2, pc 1 `st32 [r1], r1`"), std::string::npos)
+  // The assembler records source lines: the st32 is line 11 of run_program's source (8
+  // lines of prologue, then `main:` and `li`).
+  EXPECT_NE(r.to_string().find("kernel error at PE(1,1), cycle 2, pc 1 (line 11) `st32 [r1], r1`"), std::string::npos)
       << r.to_string();
 }
 
@@ -47,7 +58,7 @@ TEST(Fault, LoadOutsideSram) {
 }
 
 TEST(Fault, MisalignedLoad) {
-  expect_kernel_error(run_program("main:\n  ld32 r2, [0x1002]\n  exit\n"), "not 4-byte aligned", 0);
+  expect_kernel_error(run_program("main:\n  ld32 r2, [buf + 2]\n  exit\n"), "not 4-byte aligned", 0);
 }
 
 TEST(Fault, DivisionByZero) {
@@ -59,39 +70,60 @@ TEST(Fault, CallStackOverflow) {
 }
 
 TEST(Fault, ElementWidthMismatch) {
-  expect_kernel_error(run_program("main:\n  fadds d0, d0, d1\n  exit\n"), "holds 16-bit elements", 0);
+  expect_kernel_error(run_program("main:\n  fadds words, words, halves\n  exit\n"), "holds 16-bit elements", 0);
 }
 
 TEST(Fault, VectorOperandOutsideSram) {
-  expect_kernel_error(run_program("main:\n  fmovs d2, d0\n  exit\n"), "outside SRAM", 0);
+  expect_kernel_error(run_program("main:\n  fmovs beyond, words\n  exit\n"), "outside SRAM", 0);
 }
 
 TEST(Fault, ActivatingADataTask) {
-  TestProgram p("wse2");
-  p.code("main:\n  activate 3\n  exit\nd3:\n  exit\n").local_task(10, "main").data_task(3, "d3");
+  auto p = assemble(R"(
+.arch wse2
+.task main, local, 10
+.task on3, data, color 3
+main:
+  activate 3
+  exit
+on3:
+  exit
+)");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.activate_task(0, 0, 10);
   expect_kernel_error(w.run(100), "data tasks are activated by wavelets", 0);
 }
 
 TEST(Fault, MicrothreadAlreadyBusy) {
-  TestProgram p("wse3");
-  p.dsd(0, mem1d(0x1000, 50)).dsd(1, mem1d(0x1100, 50));
-  p.code("main:\n  fmovs.async d1, d0 | ut=2\n  fmovs.async d0, d1 | ut=2\n  exit\n").local_task(10, "main");
+  auto p = assemble(R"(
+.arch wse3
+.task main, local, 10
+.data
+x:      .f32 [50]
+y:      .f32 [50]
+.dsd    xd = mem1d(x, 50)
+.dsd    yd = mem1d(y, 50)
+.code
+main:
+  fmovs.async yd, xd, ut=2
+  fmovs.async xd, yd, ut=2
+  exit
+)");
   Wafer w(emu::arch_profile("wse3"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.activate_task(0, 0, 10);
   expect_kernel_error(w.run(100), "microthread 2 is still running", 1);
 }
 
 TEST(Fault, InvalidInstructionWord) {
-  TestProgram p;
-  p.code("main:\n  nop\n  exit\n").local_task(10, "main");
-  auto img = std::make_shared<isa::ObjectImage>(*p.build());
-  img->code[1] = 0xFFFF;  // no such opcode
+  auto p = assemble(R"(
+.task main, local, 10
+main:
+  nop
+  .word 0xFFFF      ; no such opcode
+)");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, img);
+  w.load_program(0, 0, p);
   w.activate_task(0, 0, 10);
   const RunResult r = w.run(100);
   ASSERT_EQ(r.status, RunResult::Status::FAULT);
@@ -113,10 +145,9 @@ TEST(Fault, WaveletSentTowardARouterThatDoesNotReceiveIt) {
 }
 
 TEST(Fault, WaveletToACoreWithoutAnInputQueueOnWse3) {
-  TestProgram p("wse3");
-  p.code("main:\n  exit\n");
+  auto p = assemble(".arch wse3\nmain:\n  exit\n");
   Wafer w(emu::arch_profile("wse3"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.set_route(0, 0, 9, route("W", "R"));
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(9, 1)));
   const RunResult r = w.run(100);
@@ -142,20 +173,14 @@ TEST(Fault, ConfigurationErrors) {
   Wafer w(emu::arch_profile("wse2"), 2, 2);
   expect_config([&] { w.set_route(5, 0, 1, route("W", "E")); }, "outside the 2x2 fabric");
   expect_config([&] { w.activate_task(0, 0, 10); }, "has no program");
-  TestProgram big;
-  big.code("main:\n  exit\n");
-  auto img = std::make_shared<isa::ObjectImage>(*big.build());
-  img->data_size = 60000;
-  expect_config([&] { w.load_program(0, 0, img); }, "needs");
-  TestProgram p;
-  p.code("main:\n  exit\n").local_task(10, "main");
-  w.load_program(1, 1, p.build());
+  auto big = assemble("main:\n  exit\n.data\nhuge: .u32 [15000]\n");  // 60000 bytes of data
+  expect_config([&] { w.load_program(0, 0, big); }, "needs");
+  w.load_program(1, 1, assemble(".task main, local, 10\nmain:\n  exit\n"));
   const std::vector<uint8_t> bytes(4, 0);
   expect_config([&] { w.write_sram(1, 1, 0, bytes); }, "inside the code");
   expect_config([&] { w.activate_task(1, 1, 11); }, "not bound to a local task");
-  TestProgram wrong_arch("wse3");
-  wrong_arch.code("main:\n  exit\n");
-  expect_config([&] { w.load_program(0, 1, wrong_arch.build()); }, "assembled for wse3");
+  auto wrong_arch = assemble(".arch wse3\nmain:\n  exit\n");
+  expect_config([&] { w.load_program(0, 1, wrong_arch); }, "assembled for wse3");
 }
 
 TEST(Fault, UnsupportedTeardownCommand) {
@@ -182,10 +207,9 @@ TEST(Fault, InternalErrorCategoryFormats) {
 }
 
 TEST(Fault, TheWaferStaysUsableForInspectionAfterAFault) {
-  TestProgram p;
-  p.code("main:\n  li r7, 42\n  divu r1, r7, r0\n  exit\n").local_task(10, "main");
+  auto p = assemble(".task main, local, 10\nmain:\n  li r7, 42\n  divu r1, r7, r0\n  exit\n");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.activate_task(0, 0, 10);
   ASSERT_EQ(w.run(100).status, RunResult::Status::FAULT);
   EXPECT_EQ(w.core_view(0, 0).regs[7], 42u);
