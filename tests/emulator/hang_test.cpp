@@ -19,17 +19,21 @@ struct Pipeline {
 };
 
 Pipeline pipeline(const char* arch, int n) {
-  TestProgram p(arch);
-  p.dsd(0, fabin(1, 0, uint32_t(n), 16)).dsd(1, fabout(2, 0, uint32_t(n), 16));
-  p.code(R"(
+  auto p = assemble(std::string(".arch ") + arch + R"(
+.param  N
+.dsd    inq = fabin.16(1, 0, N)
+.dsd    outq = fabout.16(2, 0, N)
+.iqinit 0, 1
+.oqinit 0, 2
+.task   main, local, 10
 main:
   li r3, 1
-  add16.async d1, d0, r3 | ut=0
+  add16.async outq, inq, r3, ut=0
   exit
-)");
-  p.local_task(10, "main").iq(0, 1).oq(0, 2);
+)",
+                    {{"N", n}});
   Wafer w(emu::arch_profile(arch), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.set_route(0, 0, 1, route("W", "R"));
   w.set_route(0, 0, 2, route("R", "E"));
   w.activate_task(0, 0, 10);
@@ -87,19 +91,21 @@ TEST(Hang, PipelineCapacityOnWse3) {
 
 TEST(Hang, TwoPesWaitingForEachOtherFormACycle) {
   // PE0 waits to receive color 2 from PE1 before sending color 1; PE1 waits for color 1.
-  auto program = [](int in_queue, int out_queue) {
-    TestProgram p("wse2");
-    p.code("main:\n  recv r1, " + std::to_string(in_queue) + "\n  send " + std::to_string(out_queue) +
-           ", r1\n  exit\n");
-    return p;
-  };
-  TestProgram p0 = program(0, 1);
-  p0.local_task(10, "main").iq(0, 2).oq(1, 1);
-  TestProgram p1 = program(0, 1);
-  p1.local_task(10, "main").iq(0, 1).oq(1, 2);
+  // Both receive on input queue 0 and send on output queue 1; only the colors differ.
+  const std::string program = R"(
+.arch   wse2
+.param  IN_COLOR, OUT_COLOR
+.iqinit 0, IN_COLOR
+.oqinit 1, OUT_COLOR
+.task   main, local, 10
+main:
+  recv r1, 0
+  send 1, r1
+  exit
+)";
   Wafer w(emu::arch_profile("wse2"), 2, 1);
-  w.load_program(0, 0, p0.build());
-  w.load_program(1, 0, p1.build());
+  w.load_program(0, 0, assemble(program, {{"IN_COLOR", 2}, {"OUT_COLOR", 1}}));
+  w.load_program(1, 0, assemble(program, {{"IN_COLOR", 1}, {"OUT_COLOR", 2}}));
   w.set_route(0, 0, 1, route("R", "E"));
   w.set_route(1, 0, 1, route("W", "R"));
   w.set_route(1, 0, 2, route("R", "W"));
@@ -121,11 +127,18 @@ TEST(Hang, TwoPesWaitingForEachOtherFormACycle) {
 }
 
 TEST(Hang, ActivatedButBlockedTaskIsReported) {
-  TestProgram p;
-  p.code("t11:\n  exit\nt10:\n  block 11\n  activate 11\n  exit\n");
-  p.local_task(10, "t10").local_task(11, "t11");
+  auto p = assemble(R"(
+.task t10, local, 10
+.task t11, local, 11
+t11:
+  exit
+t10:
+  block 11
+  activate 11
+  exit
+)");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.activate_task(0, 0, 10);
   const RunResult r = w.run(1000);
   ASSERT_EQ(r.status, RunResult::Status::HANG);

@@ -13,10 +13,9 @@ using emu::Wafer;
 // Wavelets accepted at the west edge port of a 1x1 wafer whose color 1 goes to input queue q,
 // which nobody reads: the router input buffer (3) plus the queue.
 int input_capacity(const char* arch, int q) {
-  TestProgram p(arch);
-  p.code("t:\n  exit\n").iq(q, 1);
+  auto p = assemble(std::string(".arch ") + arch + "\n.iqinit " + std::to_string(q) + ", 1\nt:\n  exit\n");
   Wafer w(emu::arch_profile(arch), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.set_route(0, 0, 1, route("W", "R"));
   int accepted = 0;
   for (int c = 0; c < 100; ++c) {
@@ -40,25 +39,30 @@ TEST(QueueDepth, InputQueuesPerArchitecture) {
 // Sends completed by a loop sending on output queue q (color 2, east edge never drained)
 // before it stalls: the queue plus the edge port (3).
 uint32_t sends_before_stall(const char* arch, int q, RunResult* result = nullptr) {
-  TestProgram p(arch);
-  p.code(R"(
+  auto p = assemble(std::string(".arch ") + arch + R"(
+.param  Q
+.oqinit Q, 2
+.task   main, local, 10
+.data
+sent:   .u32 [1]
+.code
 main:
   li r1, 0
 again:
-  send )" + std::to_string(q) + R"(, r1
+  send Q, r1
   addi r1, r1, 1
-  st32 [0x1000], r1
+  st32 [sent], r1
   jmp again
-)");
-  p.local_task(10, "main").oq(q, 2);
+)",
+                    {{"Q", q}});
   Wafer w(emu::arch_profile(arch), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.set_route(0, 0, 2, route("R", "E"));
   w.activate_task(0, 0, 10);
   const RunResult r = w.run(10000);
   EXPECT_EQ(r.status, RunResult::Status::HANG) << r.to_string();
   if (result) *result = r;
-  return read<uint32_t>(w, 0, 0, 0x1000, 1)[0];
+  return read<uint32_t>(w, 0, 0, addr(*p, "sent"), 1)[0];
 }
 
 TEST(QueueDepth, OutputQueuesPerArchitecture) {
@@ -77,11 +81,11 @@ TEST(QueueDepth, OutputQueuesPerArchitecture) {
 }
 
 TEST(QueueDepth, QueuesTheArchitectureLacksAreKernelErrors) {
-  TestProgram p("wse2");
-  p.code("main:\n  oqinit 6, 3\n  exit\n");  // wse2 has output queues 0..5
-  p.local_task(10, "main");
+  // wse2 has output queues 0..5. The assembler takes queue 6 in the instruction (its range
+  // is 0..7 whatever the architecture), so the check is the emulator's, at run time.
+  auto p = assemble(".arch wse2\n.task main, local, 10\nmain:\n  oqinit 6, 3\n  exit\n");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.activate_task(0, 0, 10);
   const RunResult r = w.run(100);
   ASSERT_EQ(r.status, RunResult::Status::FAULT);
@@ -91,10 +95,9 @@ TEST(QueueDepth, QueuesTheArchitectureLacksAreKernelErrors) {
 
 TEST(QueueDepth, DepthsCanBeOverridden) {
   const auto profile = emu::arch_profile_with("wse2", {"iq_depth.0=1", "router_buffer_depth=2"});
-  TestProgram p("wse2");
-  p.code("t:\n  exit\n").iq(0, 1);
+  auto p = assemble(".arch wse2\n.iqinit 0, 1\nt:\n  exit\n");
   Wafer w(profile, 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.set_route(0, 0, 1, route("W", "R"));
   int accepted = 0;
   for (int c = 0; c < 50; ++c) {
