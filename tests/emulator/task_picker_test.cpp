@@ -10,41 +10,43 @@ namespace {
 
 using emu::Wafer;
 
-// A task that records the order it ran in at `addr`.
-std::string order_task(const std::string& label, uint32_t addr, const std::string& body = "") {
-  return label + ":\n  addi r15, r15, 1\n  st32 [" + std::to_string(addr) + "], r15\n" + body + "  exit\n";
+// Every program here has a data array `order` of 4 words for the tasks to record into.
+const std::string kOrder = ".data\norder: .u32 [4]\n.code\n";
+
+// A task that records the order it ran in at word `slot` of `order`.
+std::string order_task(const std::string& label, int slot, const std::string& body = "") {
+  return label + ":\n  addi r15, r15, 1\n  st32 [order + " + std::to_string(4 * slot) + "], r15\n" + body + "  exit\n";
+}
+
+std::vector<uint32_t> order(Wafer& w, const isa::ObjectImage& p, size_t n) {
+  return read<uint32_t>(w, 0, 0, addr(p, "order"), n);
 }
 
 TEST(TaskPicker, BlockedTaskStaysActivatedUntilUnblocked) {
-  TestProgram p;
-  p.code(order_task("t10", 0x1000, "  activate 11\n  block 11\n  activate 12\n"));
-  p.code(order_task("t11", 0x1004));
-  p.code(order_task("t12", 0x1008, "  unblock 11\n"));
-  p.local_task(10, "t10").local_task(11, "t11").local_task(12, "t12");
+  auto p = assemble(kOrder + ".task t10, local, 10\n.task t11, local, 11\n.task t12, local, 12\n" +
+                    order_task("t10", 0, "  activate 11\n  block 11\n  activate 12\n") + order_task("t11", 1) +
+                    order_task("t12", 2, "  unblock 11\n"));
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.activate_task(0, 0, 10);
   run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, 0x1000, 3), (std::vector<uint32_t>{1, 3, 2}));
+  EXPECT_EQ(order(w, *p, 3), (std::vector<uint32_t>{1, 3, 2}));
 }
 
 TEST(TaskPicker, LowestTaskIdWins) {
-  TestProgram p;
-  p.code(order_task("t12", 0x1000)).code(order_task("t15", 0x1004)).code(order_task("t20", 0x1008));
-  p.local_task(12, "t12").local_task(15, "t15").local_task(20, "t20");
+  auto p = assemble(kOrder + ".task t12, local, 12\n.task t15, local, 15\n.task t20, local, 20\n" +
+                    order_task("t12", 0) + order_task("t15", 1) + order_task("t20", 2));
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   for (int id : {20, 15, 12}) w.activate_task(0, 0, id);
   run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, 0x1000, 3), (std::vector<uint32_t>{1, 2, 3}));
+  EXPECT_EQ(order(w, *p, 3), (std::vector<uint32_t>{1, 2, 3}));
 }
 
 TEST(TaskPicker, ActivationIsAFlagNotACounter) {
-  TestProgram p;
-  p.code(order_task("t10", 0x1000));
-  p.local_task(10, "t10");
+  auto p = assemble(kOrder + ".task t10, local, 10\n" + order_task("t10", 0));
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.activate_task(0, 0, 10);
   w.activate_task(0, 0, 10);
   run_ok(w);
@@ -52,60 +54,71 @@ TEST(TaskPicker, ActivationIsAFlagNotACounter) {
 }
 
 TEST(TaskPicker, DataTaskGetsPayloadAndHalvesWse2) {
-  TestProgram p("wse2");
-  p.code(R"(
+  auto p = assemble(R"(
+.arch wse2
+.data
+got:    .u32 [3]
+.code
+.task on3, data, color 3
 on3:
-  st32 [0x1000], r0
-  st32 [0x1004], r1
-  st32 [0x1008], r2
+  st32 [got], r0
+  st32 [got + 4], r1
+  st32 [got + 8], r2
   exit
 )");
-  p.data_task(3, "on3");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.set_route(0, 0, 3, route("W", "R"));
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(3, 0xABCD1234)));
   run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, 0x1000, 3), (std::vector<uint32_t>{0xABCD1234, 0x1234, 0xABCD}));
+  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "got"), 3), (std::vector<uint32_t>{0xABCD1234, 0x1234, 0xABCD}));
 }
 
 TEST(TaskPicker, DataTaskTriggeredByQueueWse3) {
-  TestProgram p("wse3");
-  p.code(R"(
+  auto p = assemble(R"(
+.arch wse3
+.data
+sum:    .u32 [1]
+.code
+.iqinit 2, 5
+.task onq2, data, queue 2
 onq2:
-  ld32 r5, [0x1000]
+  ld32 r5, [sum]
   add r5, r5, r0
-  st32 [0x1000], r5
+  st32 [sum], r5
   exit
 )");
-  p.data_task(2, "onq2", /*by_queue=*/true).iq(2, 5);
   Wafer w(emu::arch_profile("wse3"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.set_route(0, 0, 5, route("W", "R"));
   for (uint32_t v : {1u, 2u, 3u}) ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(5, v)));
   run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, 0x1000, 1)[0], 6u);
+  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "sum"), 1)[0], 6u);
   EXPECT_EQ(w.core_view(0, 0).stats.tasks_started, 3u);
 }
 
 TEST(TaskPicker, BlockedDataTaskHoldsWaveletsUntilUnblocked) {
   // The data task on color 3 starts blocked; local task 10 unblocks it after the wavelets
   // arrived, and the data task then runs once per wavelet.
-  TestProgram p("wse2");
-  p.code(R"(
+  auto p = assemble(R"(
+.arch wse2
+.data
+sum:    .u32 [1]
+.code
+.iqinit 1, 3
+.task on3, data, color 3, blocked
+.task release, local, 10
 on3:
-  ld32 r5, [0x1000]
+  ld32 r5, [sum]
   add r5, r5, r0
-  st32 [0x1000], r5
+  st32 [sum], r5
   exit
 release:
   unblock 3
   exit
 )");
-  p.data_task(3, "on3").blocked_at_start();
-  p.local_task(10, "release").iq(1, 3);
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.set_route(0, 0, 3, route("W", "R"));
   for (uint32_t v : {10u, 20u}) ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(3, v)));
   const auto r = w.run(1000);
@@ -113,65 +126,60 @@ release:
   EXPECT_EQ(w.core_view(0, 0).input_queues[1].size(), 2u);
   w.activate_task(0, 0, 10);
   run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, 0x1000, 1)[0], 30u);
+  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "sum"), 1)[0], 30u);
 }
 
 TEST(TaskPicker, LocalTaskBeforeDataTaskOfHigherId) {
   // While task 10 runs, local task 12 is activated and a wavelet for data task 20 lands; at
   // the next pick both are ready and 12 (the lower id) runs first.
-  TestProgram p("wse2");
-  p.code(order_task("t10", 0x1000, "  activate 12\n  nop\n  nop\n  nop\n  nop\n  nop\n  nop\n"));
-  p.code(order_task("t12", 0x1004)).code(order_task("on20", 0x1008));
-  p.local_task(10, "t10").local_task(12, "t12").data_task(20, "on20");
+  auto p = assemble(".arch wse2\n" + kOrder + ".task t10, local, 10\n.task t12, local, 12\n.task on20, data, color 20\n" +
+                    order_task("t10", 0, "  activate 12\n  nop\n  nop\n  nop\n  nop\n  nop\n  nop\n") +
+                    order_task("t12", 1) + order_task("on20", 2));
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.set_route(0, 0, 20, route("W", "R"));
   w.activate_task(0, 0, 10);
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(20, 1)));
   run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, 0x1000, 3), (std::vector<uint32_t>{1, 2, 3}));
+  EXPECT_EQ(order(w, *p, 3), (std::vector<uint32_t>{1, 2, 3}));
 }
 
 TEST(TaskPicker, ControlWaveletRunsItsControlTaskWithData) {
   // Color 6 has a data task, so it is unblocked; the control wavelet names control task 40
   // with data 0x55; the data wavelet after it runs the data task.
-  TestProgram p("wse2");
-  p.code(order_task("ctl", 0x1000, "  st32 [0x1008], r0\n")).code(order_task("on6", 0x1004, "  st32 [0x100c], r0\n"));
-  p.control_task(40, "ctl").data_task(6, "on6");
+  auto p = assemble(".arch wse2\n" + kOrder + ".task ctl, control, 40\n.task on6, data, color 6\n" +
+                    order_task("ctl", 0, "  st32 [order + 8], r0\n") + order_task("on6", 1, "  st32 [order + 12], r0\n"));
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.set_route(0, 0, 6, route("W", "R"));
   const uint32_t ctl = emu::make_control_payload({}, 40, true, 0x55);
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, control_wavelet(6, ctl)));
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(6, 77)));
   run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, 0x1000, 4), (std::vector<uint32_t>{1, 2, 0x55, 77}));
+  EXPECT_EQ(order(w, *p, 4), (std::vector<uint32_t>{1, 2, 0x55, 77}));
 }
 
 TEST(TaskPicker, ControlTaskNeedsTheColorUnblocked) {
   // No data task on color 6: its id stays blocked and the control wavelet waits, until a
   // local task unblocks id 6.
-  TestProgram p("wse2");
-  p.code(order_task("ctl", 0x1000)).code("open:\n  unblock 6\n  exit\n");
-  p.control_task(40, "ctl").local_task(10, "open");
+  auto p = assemble(".arch wse2\n" + kOrder + ".task ctl, control, 40\n.task open, local, 10\n" + order_task("ctl", 0) +
+                    "open:\n  unblock 6\n  exit\n");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.set_route(0, 0, 6, route("W", "R"));
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, control_wavelet(6, emu::make_control_payload({}, 40, true, 1))));
   const auto r = w.run(1000);
   ASSERT_EQ(r.status, emu::RunResult::Status::HANG);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, 0x1000, 1)[0], 0u);
+  EXPECT_EQ(order(w, *p, 1)[0], 0u);
   w.activate_task(0, 0, 10);
   run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, 0x1000, 1)[0], 1u);
+  EXPECT_EQ(order(w, *p, 1)[0], 1u);
 }
 
 TEST(TaskPicker, ControlWaveletWithoutEntryIsDropped) {
-  TestProgram p("wse2");
-  p.code(order_task("on6", 0x1000));
-  p.data_task(6, "on6");
+  auto p = assemble(".arch wse2\n" + kOrder + ".task on6, data, color 6\n" + order_task("on6", 0));
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.set_route(0, 0, 6, route("W", "R"));
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, control_wavelet(6, 0)));
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(6, 1)));
@@ -182,32 +190,38 @@ TEST(TaskPicker, ControlWaveletWithoutEntryIsDropped) {
 }
 
 TEST(TaskPicker, BindAtRunTime) {
-  TestProgram p;
-  p.code(R"(
+  // Only task 10 is bound at load time; 14 gets its code from `bind`.
+  auto p = assemble(R"(
+.data
+v:      .u32 [1]
+.code
+.task start, local, 10
 start:
   bind 14, later
   activate 14
   exit
 later:
   li r1, 9
-  st32 [0x1000], r1
+  st32 [v], r1
   exit
 )");
-  p.local_task(10, "start");
   Wafer w(emu::arch_profile("wse3"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   w.activate_task(0, 0, 10);
   run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, 0x1000, 1)[0], 9u);
+  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "v"), 1)[0], 9u);
 }
 
 TEST(TaskPicker, TaskIdRangesFollowTheArchitecture) {
-  TestProgram p("wse3");
-  p.code("t:\n  exit\n");
-  p.local_task(5, "t");  // wse3 local ids are 8..30
+  // wse3 local ids are 8..30. The assembler enforces that itself under `.arch wse3`, so the
+  // program is assembled without `.arch` (WSE-2 ranges) and marked wse3 afterwards: what is
+  // tested is the loader's own check.
+  auto assembled = assemble(".task t, local, 5\nt:\n  exit\n");
+  auto p = std::make_shared<isa::ObjectImage>(*assembled);
+  p->arch = "wse3";
   Wafer w(emu::arch_profile("wse3"), 1, 1);
   try {
-    w.load_program(0, 0, p.build());
+    w.load_program(0, 0, p);
     FAIL() << "expected a configuration error";
   } catch (const emu::FaultError& e) {
     EXPECT_EQ(e.fault().kind, emu::FaultKind::CONFIGURATION_ERROR);
