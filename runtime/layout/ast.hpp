@@ -1,8 +1,9 @@
 // The syntax tree of a layout file (.wsl), as the parser builds it and before anything is
 // evaluated. runtime/README.md ("Layout language") is the reference for what each node means.
 //
-// Contract: plain data owned by LayoutAst; every node carries the position of its first token
-// so that later stages can report errors at the right place. Expressions are not checked here:
+// Contract: plain data owned by LayoutAst; every node carries the position (file, line, column)
+// of its first token so that later stages can report errors at the right place; statements
+// of included files sit in the tree as if written in place of the include. Expressions are not checked here:
 // names are resolved by the binder (expression.hpp), which rewrites NAME nodes in place into
 // constants or per-PE slots. Nothing here assembles programs or knows about the fabric.
 #pragma once
@@ -106,7 +107,7 @@ struct ProgramParamAst {
 struct ProgramAst {
   Loc loc;
   Loc path_loc;
-  std::string path;  // as written, relative to the layout file's folder
+  std::string path;  // as written, relative to the folder of the file it is written in
   std::vector<ProgramParamAst> params;
 };
 

@@ -6,7 +6,7 @@
 // Contract: never throws on bad input: every problem is a Diagnostic (layout errors as
 // file:line:col, assembler errors with their own file:line:col plus a note naming the layout
 // line, rect, PE and parameters). An Executable is returned only when there is no error.
-// Program paths in the layout are relative to the layout file's folder.
+// Program and include paths are relative to the folder of the file that names them.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +24,9 @@ namespace wsemu::runtime::layout {
 struct BuildOptions {
   std::map<std::string, int64_t> params;  // --param NAME=VALUE overrides
   std::string arch;                       // --arch; empty: the layout's `arch`, or wse2
-  std::vector<std::string> include_dirs;  // for the assembler's .include, after the program's folder
+  // Searched after the including file's folder, by the assembler's `.include` and by the
+  // layout's `include`.
+  std::vector<std::string> include_dirs;
 };
 
 struct BuildSummary {

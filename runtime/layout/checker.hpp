@@ -66,7 +66,8 @@ struct LayoutPlan {
 struct CheckOptions {
   std::map<std::string, int64_t> params;  // --param overrides
   std::string arch;                       // --arch override; empty: the layout's, or wse2
-  std::string base_dir;                   // folder that program paths are relative to
+  std::string base_dir;  // folder that the layout file's program paths are relative to (an
+                         // included file's are relative to its own folder)
 };
 
 struct CheckResult {

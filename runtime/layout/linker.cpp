@@ -322,7 +322,9 @@ BuildResult build_layout(std::string_view text, const std::string& file_name,
                          const BuildOptions& options) {
   BuildResult result;
   SourceText source(file_name, text);
-  ParseResult parsed = parse_layout(source, text);
+  ParseOptions parse_options;
+  parse_options.include_dirs = options.include_dirs;
+  ParseResult parsed = parse_layout(source, text, parse_options);
   if (!parsed.errors.empty()) {
     result.diagnostics = std::move(parsed.errors);
     return result;

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -16,8 +19,10 @@ struct SyntaxError {
   std::string message;
 };
 
-constexpr std::string_view kTopKeywords[] = {"arch", "fabric", "param", "let", "color", "rect"};
-constexpr std::string_view kRectKeywords[] = {"let", "program", "route", "where", "export"};
+constexpr std::string_view kTopKeywords[] = {"arch",  "fabric", "param",  "let",
+                                             "color", "rect",   "include"};
+constexpr std::string_view kRectKeywords[] = {"let",   "program", "route",
+                                              "where", "export",  "include"};
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -39,8 +44,11 @@ std::string describe(const Token& t) {
 
 class Parser {
  public:
-  Parser(const SourceText& source, std::vector<Token> tokens)
-      : source_(source), tokens_(std::move(tokens)) {}
+  Parser(SourceText& source, std::vector<Token> tokens, const ParseOptions& options = {})
+      : source_(source), tokens_(std::move(tokens)), options_(options) {
+    std::error_code ec;
+    open_files_.push_back(std::filesystem::weakly_canonical(source.file_name(), ec));
+  }
 
   ParseResult run() {
     ParseResult result;
@@ -153,8 +161,11 @@ class Parser {
   // ---- statements ---------------------------------------------------------------------
   void top_statement(LayoutAst& ast) {
     if (accept_punct(";")) return;
-    const Token& kw = expect_ident("a statement (arch, fabric, param, let, color or rect)");
-    if (kw.text == "arch") {
+    const Token& kw =
+        expect_ident("a statement (arch, fabric, param, let, color, rect or include)");
+    if (kw.text == "include") {
+      include(kw, kTopKeywords, [&] { top_statement(ast); });
+    } else if (kw.text == "arch") {
       ArchDecl d;
       d.loc = kw.loc;
       const Token& name = expect_ident("an architecture name (wse2 or wse3)");
@@ -174,7 +185,7 @@ class Parser {
       ast.rects.push_back(rect(kw));
     } else {
       fail(kw.loc, "unknown statement '" + kw.text +
-                       "' (expected arch, fabric, param, let, color or rect)");
+                       "' (expected arch, fabric, param, let, color, rect or include)");
     }
   }
 
@@ -226,14 +237,16 @@ class Parser {
   void rect_item(RectAst& r, const std::vector<SharedExpr>& conditions) {
     if (accept_punct(";")) return;
     const Token& kw =
-        expect_ident("a rect item (let, program, route, where or export) or '}'");
-    if (kw.text == "let") {
+        expect_ident("a rect item (let, program, route, where, export or include) or '}'");
+    if (kw.text == "include") {
+      include(kw, kRectKeywords, [&] { rect_item(r, conditions); });
+    } else if (kw.text == "let") {
       if (!conditions.empty()) fail(kw.loc, "'let' is not allowed inside a 'where' block");
       r.lets.push_back(declaration(kw));
     } else if (kw.text == "program") {
       if (!conditions.empty()) fail(kw.loc, "'program' is not allowed inside a 'where' block");
-      if (r.program) fail(kw.loc, "rect '" + r.name + "' already has a program (line " +
-                                      std::to_string(r.program->loc.line) + ")");
+      if (r.program) fail(kw.loc, "rect '" + r.name + "' already has a program (" +
+                                      source_.position(r.program->loc) + ")");
       r.program = program(kw);
     } else if (kw.text == "route") {
       r.routes.push_back(route(kw, conditions));
@@ -261,7 +274,94 @@ class Parser {
       else fail(what.loc, "expected 'symbol' or 'function' after 'export', found '" + what.text + "'");
     } else {
       fail(kw.loc, "unknown rect item '" + kw.text +
-                       "' (expected let, program, route, where, export or '}')");
+                       "' (expected let, program, route, where, export, include or '}')");
+    }
+  }
+
+  // `include "file.wsl"`: parses the file's statements with `statement` (the statement kind of
+  // the place of the include) as if they stood here. The file's tokens temporarily replace
+  // the rest of the including file's, so every error inside it is reported and recovered from
+  // within the file, and the file must hold whole statements (a '}' cannot close the rect).
+  template <size_t N, class Statement>
+  void include(const Token& kw, const std::string_view (&keywords)[N], Statement statement) {
+    namespace fs = std::filesystem;
+    check_lexical();
+    if (peek().kind != TokenKind::STRING)
+      fail(peek().loc, "expected the included file's name as a string (include \"file.wsl\"), "
+                       "found " + describe(peek()));
+    const Token path_token = next();
+    const std::string& name = path_token.text;
+    if (name.empty()) fail(path_token.loc, "empty include file name");
+
+    // The including file's folder first, then the include folders, as `.include` in programs.
+    const fs::path here = fs::path(source_.file_name(path_token.loc.file)).parent_path();
+    std::vector<fs::path> candidates;
+    if (fs::path(name).is_absolute()) {
+      candidates.push_back(name);
+    } else {
+      candidates.push_back(here / name);
+      for (const std::string& dir : options_.include_dirs) candidates.push_back(fs::path(dir) / name);
+    }
+    fs::path found;
+    std::error_code ec;
+    for (const fs::path& c : candidates)
+      if (fs::is_regular_file(c, ec)) {
+        found = c.lexically_normal();
+        break;
+      }
+    if (found.empty()) {
+      std::string looked;
+      for (const fs::path& c : candidates)
+        looked += (looked.empty() ? "" : ", ") + c.lexically_normal().string();
+      fail(path_token.loc, "include file '" + name + "' not found (looked for " + looked + ")");
+    }
+
+    const fs::path canonical = fs::weakly_canonical(found, ec);
+    for (size_t i = 0; i < open_files_.size(); ++i) {
+      if (open_files_[i] != canonical) continue;
+      std::string chain;
+      for (size_t j = i; j < open_files_.size(); ++j)
+        chain += source_.file_name(open_file_index_[j]) + " -> ";
+      fail(path_token.loc, "include cycle: " + chain + found.string() + " (a file may not include "
+                           "itself, directly or through other files)");
+    }
+
+    std::ifstream in(found, std::ios::binary);
+    std::stringstream text;
+    if (in) text << in.rdbuf();
+    if (!in || in.bad())
+      fail(path_token.loc, "cannot read include file '" + found.string() + "'");
+    const std::string contents = text.str();
+    const int file = source_.add_file(found.string(), contents, kw.loc);
+    std::vector<Token> tokens = tokenize(contents);
+    for (Token& t : tokens) t.loc.file = file;
+
+    // Swap the file's tokens in; restore the including file's on every way out.
+    struct Restore {
+      Parser& p;
+      std::vector<Token> tokens;
+      size_t pos;
+      ~Restore() {
+        p.tokens_ = std::move(tokens);
+        p.pos_ = pos;
+        p.open_files_.pop_back();
+        p.open_file_index_.pop_back();
+      }
+    } restore{*this, std::move(tokens_), pos_};
+    tokens_ = std::move(tokens);
+    pos_ = 0;
+    open_files_.push_back(canonical);
+    open_file_index_.push_back(file);
+    while (!at_end()) {
+      try {
+        if (is_punct("}"))
+          fail(peek().loc, "'}' without a matching '{' in an included file (an included file "
+                           "holds whole statements; it cannot close the block around the include)");
+        statement();
+      } catch (const SyntaxError& e) {
+        report(e);
+        sync(keywords, /*stop_at_close=*/false);
+      }
     }
   }
 
@@ -606,11 +706,16 @@ class Parser {
     return e;
   }
 
-  const SourceText& source_;
+  SourceText& source_;
   std::vector<Token> tokens_;
   size_t pos_ = 0;
   int depth_ = 0;
   std::vector<Diagnostic> errors_;
+  ParseOptions options_;
+  // The files being parsed, outermost first (canonical paths, to find include cycles), and
+  // their SourceText indices.
+  std::vector<std::filesystem::path> open_files_;
+  std::vector<int> open_file_index_ = {0};
 };
 
 }  // namespace
@@ -625,11 +730,12 @@ int direction_from_name(std::string_view name) {
   return -1;
 }
 
-ParseResult parse_layout(const SourceText& source, std::string_view text) {
-  return Parser(source, tokenize(text)).run();
+ParseResult parse_layout(SourceText& source, std::string_view text,
+                         const ParseOptions& options) {
+  return Parser(source, tokenize(text), options).run();
 }
 
-ExprParseResult parse_expression(const SourceText& source, std::string_view text) {
+ExprParseResult parse_expression(SourceText& source, std::string_view text) {
   return Parser(source, tokenize(text)).run_expression();
 }
 

@@ -104,8 +104,13 @@ void Checker::bind_rect(RectContext& ctx) {
     ProgramAst& p = *r.program;
     pr.program = &p;
     std::filesystem::path path(p.path);
-    if (path.is_relative() && !options_.base_dir.empty())
-      path = std::filesystem::path(options_.base_dir) / path;
+    // Relative to the file the statement is written in: the layout itself (base_dir) or the
+    // included file that holds it.
+    const std::string base_dir =
+        p.loc.file == 0
+            ? options_.base_dir
+            : std::filesystem::path(source_.file_name(p.loc.file)).parent_path().string();
+    if (path.is_relative() && !base_dir.empty()) path = std::filesystem::path(base_dir) / path;
     pr.program_path = path.lexically_normal().string();
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
@@ -297,8 +302,8 @@ void Checker::evaluate_rect(RectContext& ctx) {
               error(route.loc, "two routes for " + color_text(route.route.color) + " on " +
                                    pe_name(fx, fy) + " in rect '" + pr.name +
                                    "' (x = " + std::to_string(rx) + ", y = " +
-                                   std::to_string(ry) + "): this one and the one at line " +
-                                   std::to_string(first.loc.line));
+                                   std::to_string(ry) + "): this one and the one at " +
+                                   source_.position(first.loc));
               note(first.loc, "the other route for " + color_text(route.route.color) + " on " +
                                   pe_name(fx, fy));
             }

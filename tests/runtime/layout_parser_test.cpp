@@ -140,7 +140,7 @@ TEST(LayoutParser, SyntaxErrorsArePrecise) {
             "1:10 expected 'x' between the fabric's width and height (fabric W x H), found 'y'");
   EXPECT_EQ(first_error("param = 3"), "1:7 expected a name after 'param', found '='");
   EXPECT_EQ(first_error("paramm M = 3"),
-            "1:1 unknown statement 'paramm' (expected arch, fabric, param, let, color or rect)");
+            "1:1 unknown statement 'paramm' (expected arch, fabric, param, let, color, rect or include)");
   EXPECT_EQ(first_error("rect r at 1, 1 size 2 x 2 {}"),
             "1:11 expected '(' before the origin (at (X, Y)), found number 1");
   EXPECT_EQ(first_error("rect r at (0, 0) size 2 x 2 {\n  route 1 rx [W] tx [Q]\n}"),
