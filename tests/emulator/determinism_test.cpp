@@ -37,11 +37,10 @@ struct Outcome {
 
 Outcome run_with_threads(int threads) {
   Wafer w(emu::arch_profile("wse3"), 12, 10, {threads, 1});  // parallel even for few tiles
-  place_row_chain(w, row_chain_programs("wse3", 16), 0, 0, 10, 10);
+  const RowChainPrograms chain = row_chain_programs("wse3", 16);
+  place_row_chain(w, chain, 0, 0, 10, 10);
   // A PE that also logs, to check the log order across threads.
-  TestProgram talker("wse3");
-  talker.code("main:\n  tsc r1\n  dprintr \"t=%u\", r1\n  exit\n").local_task(10, "main");
-  auto talk = talker.build();
+  auto talk = assemble(".arch wse3\n.task main, local, 10\nmain:\n  tsc r1\n  dprintr \"t=%u\", r1\n  exit\n");
   for (int y = 0; y < 10; ++y) {
     w.load_program(11, y, talk);
     w.activate_task(11, y, 10);
@@ -53,7 +52,7 @@ Outcome run_with_threads(int threads) {
   EXPECT_EQ(r.status, emu::RunResult::Status::QUIESCENT) << r.to_string();
   o.cycle = r.cycle;
   o.stats = w.stats_json().dump();
-  for (int y = 0; y < 10; ++y) o.sums.push_back(read<uint32_t>(w, 9, y, 0x1000, 1)[0]);
+  for (int y = 0; y < 10; ++y) o.sums.push_back(read<uint32_t>(w, 9, y, chain.sum_address, 1)[0]);
   for (const auto& l : w.take_log()) o.log.push_back(l.to_string());
   o.event_hash = sink.hash;
   o.events = sink.count;
@@ -79,9 +78,10 @@ TEST(Determinism, SameResultsOnOneTwoAndFourThreads) {
 TEST(Determinism, JumpingOverSleepingCyclesMatchesStepping) {
   // run() jumps over cycles in which every active PE only counts down a bulk vector op;
   // step() never jumps. Same program, same number of cycles: identical state and stats.
-  auto make = [] {
+  const RowChainPrograms chain = row_chain_programs("wse2", 40);
+  auto make = [&] {
     auto w = std::make_unique<Wafer>(emu::arch_profile("wse2"), 6, 3);
-    place_row_chain(*w, row_chain_programs("wse2", 40), 0, 0, 6, 3);
+    place_row_chain(*w, chain, 0, 0, 6, 3);
     return w;
   };
   auto jumping = make();
@@ -92,7 +92,7 @@ TEST(Determinism, JumpingOverSleepingCyclesMatchesStepping) {
   EXPECT_EQ(stepping->totals().skipped_cycles, 0u);
   EXPECT_EQ(stepping->cycle(), jumping->cycle());
   EXPECT_EQ(stepping->stats_json().dump(), jumping->stats_json().dump());
-  for (int y = 0; y < 3; ++y) EXPECT_EQ(read<uint32_t>(*stepping, 5, y, 0x1000, 1)[0], 21u);
+  for (int y = 0; y < 3; ++y) EXPECT_EQ(read<uint32_t>(*stepping, 5, y, chain.sum_address, 1)[0], 21u);
 }
 
 }  // namespace

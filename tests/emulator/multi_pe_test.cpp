@@ -13,9 +13,10 @@ using emu::Wafer;
 
 TEST(MultiPe, RowPassingAndAdding) {
   Wafer w(emu::arch_profile("wse2"), 5, 1);
-  place_row_chain(w, row_chain_programs("wse2"), 0, 0, 5, 1);
+  const RowChainPrograms chain = row_chain_programs("wse2");
+  place_row_chain(w, chain, 0, 0, 5, 1);
   const RunResult r = run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 4, 0, 0x1000, 1)[0], 15u);  // 1 + 2 + 3 + 4 + 5
+  EXPECT_EQ(read<uint32_t>(w, 4, 0, chain.sum_address, 1)[0], 15u);  // 1 + 2 + 3 + 4 + 5
   // Hand timing: PE0 picks at 0, coord 1, addi 2, send 3 (ready 4); each hop then costs 7:
   // router forwards (s+1), the next router lands it (s+2), pick (s+3), coord, addi, add,
   // send (s+7). PE1 sends at 10, PE2 17, PE3 24; PE4 picks at 27, stores at 31, exits at 32.
@@ -24,66 +25,77 @@ TEST(MultiPe, RowPassingAndAdding) {
 
 TEST(MultiPe, RowChainOnWse3UsesQueueTriggeredTasks) {
   Wafer w(emu::arch_profile("wse3"), 6, 2);
-  place_row_chain(w, row_chain_programs("wse3"), 0, 0, 6, 2);
+  const RowChainPrograms chain = row_chain_programs("wse3");
+  place_row_chain(w, chain, 0, 0, 6, 2);
   run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 5, 0, 0x1000, 1)[0], 21u);
-  EXPECT_EQ(read<uint32_t>(w, 5, 1, 0x1000, 1)[0], 21u);
+  EXPECT_EQ(read<uint32_t>(w, 5, 0, chain.sum_address, 1)[0], 21u);
+  EXPECT_EQ(read<uint32_t>(w, 5, 1, chain.sum_address, 1)[0], 21u);
 }
 
 TEST(MultiPe, BroadcastAndReduceOn2x2) {
   // The root broadcasts x = 3 (color 1) to the other PEs; PE (i) contributes x * a_i with
   // a = 1 (root), 2 (1,0), 4 (0,1), 5 (1,1); (1,1) -> (0,1) on color 2, (0,1) adds its own
   // and sends north on color 3, (1,0) sends west on color 2. Sum: 3 + 6 + 12 + 15 = 36.
-  TestProgram root("wse2");
-  root.code(R"(
+  // The root and (0,1) keep their running sum in `acc` and the number of contributions in
+  // `count`.
+  const std::string data = ".arch wse2\n.data\nacc: .f32 [1]\ncount: .u32 [1]\n.code\n";
+  auto root = assemble(data + R"(
+.task main, local, 10
+.task gather2, data, color 2
+.task gather3, data, color 3
+.oqinit 0, 1
 main:
-  li r1, f:3.0
+  li r1, 3.0
   send 0, r1
-  li r2, f:1.0
+  li r2, 1.0
   sfmul r3, r1, r2
-  st32 [0x1000], r3
+  st32 [acc], r3
   exit
-gather:
-  ld32 r5, [0x1000]
+gather2:          ; both colors run the same code: two task names, one entry
+gather3:
+  ld32 r5, [acc]
   sfadd r5, r5, r0
-  st32 [0x1000], r5
-  ld32 r6, [0x1004]
+  st32 [acc], r5
+  ld32 r6, [count]
   addi r6, r6, 1
-  st32 [0x1004], r6
+  st32 [count], r6
   exit
 )");
-  root.local_task(10, "main").data_task(2, "gather").data_task(3, "gather").oq(0, 1);
-  TestProgram right("wse2");  // (1,0)
-  right.code("on1:\n  li r1, f:2.0\n  sfmul r2, r0, r1\n  send 0, r2\n  exit\n").data_task(1, "on1").oq(0, 2);
-  TestProgram corner("wse2");  // (1,1)
-  corner.code("on1:\n  li r1, f:5.0\n  sfmul r2, r0, r1\n  send 0, r2\n  exit\n").data_task(1, "on1").oq(0, 2);
-  TestProgram below("wse2");  // (0,1)
-  below.code(R"(
+  // (1,0) and (1,1) scale x by their a and send it west on color 2.
+  auto scale = [&](const std::string& a) {
+    return assemble(".arch wse2\n.task on1, data, color 1\n.oqinit 0, 2\non1:\n  li r1, " + a +
+                    "\n  sfmul r2, r0, r1\n  send 0, r2\n  exit\n");
+  };
+  auto right = scale("2.0");   // (1,0)
+  auto corner = scale("5.0");  // (1,1)
+  auto below = assemble(data + R"(
+.task on1, data, color 1
+.task on2, data, color 2
+.oqinit 1, 3
 on1:
-  li r1, f:4.0
+  li r1, 4.0
   sfmul r2, r0, r1
   jmp accumulate
 on2:
   mov r2, r0
 accumulate:
-  ld32 r5, [0x1000]
+  ld32 r5, [acc]
   sfadd r5, r5, r2
-  st32 [0x1000], r5
-  ld32 r6, [0x1004]
+  st32 [acc], r5
+  ld32 r6, [count]
   addi r6, r6, 1
-  st32 [0x1004], r6
+  st32 [count], r6
   li r7, 2
   bne r6, r7, done
   send 1, r5
 done:
   exit
 )");
-  below.data_task(1, "on1").data_task(2, "on2").oq(1, 3);
   Wafer w(emu::arch_profile("wse2"), 2, 2);
-  w.load_program(0, 0, root.build());
-  w.load_program(1, 0, right.build());
-  w.load_program(0, 1, below.build());
-  w.load_program(1, 1, corner.build());
+  w.load_program(0, 0, root);
+  w.load_program(1, 0, right);
+  w.load_program(0, 1, below);
+  w.load_program(1, 1, corner);
   w.set_route(0, 0, 1, route("R", "ES"));
   w.set_route(1, 0, 1, route("W", "RS"));
   w.set_route(0, 1, 1, route("N", "R"));
@@ -96,19 +108,21 @@ done:
   w.set_route(0, 0, 3, route("S", "R"));
   w.activate_task(0, 0, 10);
   run_ok(w);
-  EXPECT_EQ(read<float>(w, 0, 0, 0x1000, 1)[0], 36.0f);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, 0x1004, 1)[0], 2u);
-  EXPECT_EQ(read<float>(w, 0, 1, 0x1000, 1)[0], 27.0f);
+  EXPECT_EQ(read<float>(w, 0, 0, addr(*root, "acc"), 1)[0], 36.0f);
+  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*root, "count"), 1)[0], 2u);
+  EXPECT_EQ(read<float>(w, 0, 1, addr(*below, "acc"), 1)[0], 27.0f);
 }
 
 TEST(MultiPe, CentreSendsFourDirectionsOnOneColorWithSwitches) {
   // Positions: 0 north, 1 east, 2 south, 3 west, ring mode. After each data wavelet the centre
   // sends a control wavelet whose command 0 is SWITCH_ADV; it travels with the data (old
   // position) and the switch moves once it has passed.
-  TestProgram centre("wse2");
-  centre.code(R"(
+  auto centre = assemble(R"(
+.arch wse2
+.task main, local, 10
+.oqinit 0, 5
 main:
-  li r2, 0x01000000
+  li r2, ctl_cmds(SWITCH_ADV)      ; 0x01000000
   li r1, 10
   send 0, r1
   sendc 0, r2
@@ -123,12 +137,10 @@ main:
   sendc 0, r2
   exit
 )");
-  centre.local_task(10, "main").oq(0, 5);
-  TestProgram receiver("wse2");
-  receiver.code("got:\n  st32 [0x1000], r0\n  exit\n").data_task(5, "got");
+  auto recv = assemble(".arch wse2\n.data\ngot: .u32 [1]\n.code\n.task on5, data, color 5\non5:\n  st32 [got], r0\n  exit\n");
+  const uint32_t got = addr(*recv, "got");
   Wafer w(emu::arch_profile("wse2"), 3, 3);
-  w.load_program(1, 1, centre.build());
-  auto recv = receiver.build();
+  w.load_program(1, 1, centre);
   emu::ColorRoute sw;
   sw.positions = {emu::RoutePosition{dirs("R"), dirs("N")}, emu::RoutePosition{dirs("R"), dirs("E")},
                   emu::RoutePosition{dirs("R"), dirs("S")}, emu::RoutePosition{dirs("R"), dirs("W")}};
@@ -142,10 +154,10 @@ main:
   }
   w.activate_task(1, 1, 10);
   run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 1, 0, 0x1000, 1)[0], 10u);  // north
-  EXPECT_EQ(read<uint32_t>(w, 2, 1, 0x1000, 1)[0], 20u);  // east
-  EXPECT_EQ(read<uint32_t>(w, 1, 2, 0x1000, 1)[0], 30u);  // south
-  EXPECT_EQ(read<uint32_t>(w, 0, 1, 0x1000, 1)[0], 40u);  // west
+  EXPECT_EQ(read<uint32_t>(w, 1, 0, got, 1)[0], 10u);  // north
+  EXPECT_EQ(read<uint32_t>(w, 2, 1, got, 1)[0], 20u);  // east
+  EXPECT_EQ(read<uint32_t>(w, 1, 2, got, 1)[0], 30u);  // south
+  EXPECT_EQ(read<uint32_t>(w, 0, 1, got, 1)[0], 40u);  // west
   EXPECT_EQ(w.route(1, 1, 5)->current, 0);                // four advances in ring mode
   for (const auto& n : neighbours) {
     const auto v = w.core_view(n.x, n.y);

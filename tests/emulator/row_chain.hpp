@@ -1,8 +1,9 @@
 // The "row chain" test kernel, shared by the multi-PE, determinism, scale tests and benchmarks:
 // on every row of a rectangle, PE 0 sends its value (x + 1) east; each PE adds its own value
-// to what arrives and sends the sum on; the last PE of the row stores the row's sum at 0x1000
-// (for a row of n PEs: n (n + 1) / 2). Colors alternate 1, 2 so that no PE sends and receives
-// on the same color. With `work` > 0 every PE first runs an fmacs over `work` elements.
+// to what arrives and sends the sum on; the last PE of the row stores the row's sum in its
+// data word `sum` (for a row of n PEs: n (n + 1) / 2). Colors alternate 1, 2 so that no PE
+// sends and receives on the same color. With `work` > 0 every PE first runs an fmacs over
+// `work` elements.
 #pragma once
 
 #include <memory>
@@ -14,31 +15,44 @@ namespace wsemu::testing {
 
 struct RowChainPrograms {
   std::shared_ptr<const isa::ObjectImage> first, odd, even, last_odd, last_even;
+  // Where the last PE of a row keeps the sum: the same in both last programs, which differ
+  // only in their color.
+  uint32_t sum_address = 0;
 };
 
 inline RowChainPrograms row_chain_programs(const char* arch, int work = 0) {
-  const std::string prologue = work > 0 ? "  fmacs d1, d1, d0, d0\n" : "";
-  auto make = [&](const std::string& code, int data_color, int out_color, bool first) {
-    TestProgram p(arch);
-    p.code(code);
-    if (work > 0) p.dsd(0, mem1d(0x1100, uint32_t(work))).dsd(1, mem1d(0x1100 + 4 * uint32_t(work), uint32_t(work)));
+  const bool by_queue = emu::arch_profile(arch).data_task_by_queue;
+  // PE 0 runs local task 10; the others a data task on the color they receive, which on wse3
+  // is input queue 0 bound to that color.
+  auto make = [&](const std::string& body, int data_color, int out_color, bool first) {
+    std::string src = std::string(".arch ") + arch + "\n";
+    src += ".data\nsum: .u32 [1]\n";
+    if (work > 0) {
+      src += ".equ WORK, " + std::to_string(work) + "\n";
+      src += "x: .f32 [WORK]\ny: .f32 [WORK]\n.dsd xd = mem1d(x, WORK)\n.dsd yd = mem1d(y, WORK)\n";
+    }
+    src += ".code\n";
     if (first)
-      p.local_task(10, "main");
-    else if (emu::arch_profile(arch).data_task_by_queue)
-      p.data_task(0, "main", true).iq(0, data_color);
+      src += ".task main, local, 10\n";
+    else if (by_queue)
+      src += ".iqinit 0, " + std::to_string(data_color) + "\n.task main, data, queue 0\n";
     else
-      p.data_task(data_color, "main");
-    if (out_color > 0) p.oq(1, out_color);
-    return p.build();
+      src += ".task main, data, color " + std::to_string(data_color) + "\n";
+    if (out_color > 0) src += ".oqinit 1, " + std::to_string(out_color) + "\n";
+    src += "main:\n";
+    if (work > 0) src += "  fmacs yd, yd, xd, xd\n";
+    src += "  coord r1, 0\n  addi r1, r1, 1\n" + body + "  exit\n";
+    return assemble(src);
   };
-  const std::string add_own = "  coord r1, 0\n  addi r1, r1, 1\n";
   RowChainPrograms r;
-  r.first = make("main:\n" + prologue + add_own + "  send 1, r1\n  exit\n", 0, 1, true);
-  r.odd = make("main:\n" + prologue + add_own + "  add r0, r0, r1\n  send 1, r0\n  exit\n", 1, 2, false);
-  r.even = make("main:\n" + prologue + add_own + "  add r0, r0, r1\n  send 1, r0\n  exit\n", 2, 1, false);
-  const std::string store = "main:\n" + prologue + add_own + "  add r0, r0, r1\n  st32 [0x1000], r0\n  exit\n";
+  r.first = make("  send 1, r1\n", 0, 1, true);
+  r.odd = make("  add r0, r0, r1\n  send 1, r0\n", 1, 2, false);
+  r.even = make("  add r0, r0, r1\n  send 1, r0\n", 2, 1, false);
+  const std::string store = "  add r0, r0, r1\n  st32 [sum], r0\n";
   r.last_odd = make(store, 1, 0, false);
   r.last_even = make(store, 2, 0, false);
+  r.sum_address = addr(*r.last_odd, "sum");
+  EXPECT_EQ(addr(*r.last_even, "sum"), r.sum_address);
   return r;
 }
 

@@ -14,9 +14,10 @@ TEST(Scale, FullWse3FabricWithAKernelInOneCorner) {
   const size_t empty = w.host_memory_bytes();
   const double tiles = 762.0 * 1176.0;
   EXPECT_LT(empty / tiles, 8.0) << "bytes per idle tile";
-  place_row_chain(w, row_chain_programs("wse3"), 757, 1172, 5, 4);  // the SE corner
+  const RowChainPrograms chain = row_chain_programs("wse3");
+  place_row_chain(w, chain, 757, 1172, 5, 4);  // the SE corner
   const auto r = run_ok(w);
-  for (int y = 1172; y < 1176; ++y) EXPECT_EQ(read<uint32_t>(w, 761, y, 0x1000, 1)[0], 15u);
+  for (int y = 1172; y < 1176; ++y) EXPECT_EQ(read<uint32_t>(w, 761, y, chain.sum_address, 1)[0], 15u);
   EXPECT_LT(r.cycle, 100u);
   EXPECT_EQ(w.allocated_tiles(), 20u);
   const size_t loaded = w.host_memory_bytes();
