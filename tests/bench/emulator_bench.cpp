@@ -10,37 +10,53 @@
 
 #include <fstream>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <unistd.h>
 
 #include "emulator/wafer.hpp"
-#include "tests/emulator/test_program.hpp"
+#include "isa/assembler.hpp"
 
 namespace {
 
 using namespace wsemu;
-using testing::TestProgram;
+
+// The benchmark programs are fixed text: one that does not assemble is a bug here, so stop
+// with the assembler's diagnostics.
+std::shared_ptr<const isa::ObjectImage> assemble(const std::string& source) {
+  isa::AssembleResult r = isa::assemble(source, "bench.wsa");
+  if (!r.object) {
+    std::string errors;
+    for (const isa::Diagnostic& d : r.errors) errors += d.to_string() + "\n";
+    throw std::runtime_error("a benchmark program does not assemble:\n" + errors);
+  }
+  return std::make_shared<const isa::ObjectImage>(std::move(*r.object));
+}
 
 emu::ColorRoute route(emu::DirectionMask rx, emu::DirectionMask tx) { return emu::ColorRoute::simple(rx, tx); }
 constexpr emu::DirectionMask kW = emu::bit(emu::Direction::WEST), kE = emu::bit(emu::Direction::EAST),
                              kR = emu::bit(emu::Direction::RAMP);
 
 std::unique_ptr<emu::Wafer> dense_wafer(int side, int threads) {
-  TestProgram p("wse3");
-  p.dsd(0, testing::mem1d(0x1100, 128)).dsd(1, testing::mem1d(0x1400, 128));
-  p.code(R"(
+  auto img = assemble(R"(
+.arch wse3
+.data
+x:      .f32 [128]
+y:      .f32 [128]
+.dsd    xd = mem1d(x, 128)
+.dsd    yd = mem1d(y, 128)
+.code
+.task main, local, 10
 main:
-  li r2, f:1.0001
+  li r2, 1.0001
   li r5, 0
   li r6, 8
 loop:
-  fmacs d1, d1, d0, r2
+  fmacs yd, yd, xd, r2
   addi r5, r5, 1
   bne r5, r6, loop
   exit
 )");
-  p.local_task(10, "main");
-  auto img = p.build();
   auto w = std::make_unique<emu::Wafer>(emu::arch_profile("wse3"), side, side, emu::WaferOptions{threads, 64});
   for (int y = 0; y < side; ++y)
     for (int x = 0; x < side; ++x) {
@@ -53,16 +69,22 @@ loop:
 std::unique_ptr<emu::Wafer> fabric_wafer(int side, int threads) {
   constexpr uint32_t kLen = 256;
   auto make = [&](bool sends, bool receives, int out_color, int in_color) {
-    TestProgram p("wse3");
-    std::string code = "main:\n";
-    if (sends) code += "  mov32.async d1, d0 | ut=1\n";
-    if (receives) code += "  mov32.async d3, d2 | ut=0\n";
-    code += "  exit\n";
-    p.code(code).local_task(10, "main");
-    p.dsd(0, testing::mem1d(0x1100, kLen)).dsd(3, testing::mem1d(0x1600, kLen));
-    if (sends) p.dsd(1, testing::fabout(uint8_t(out_color), 1, kLen)).oq(1, out_color);
-    if (receives) p.dsd(2, testing::fabin(uint8_t(in_color), 0, kLen)).iq(0, in_color);
-    return p.build();
+    std::string src = ".arch wse3\n.equ LEN, " + std::to_string(kLen) + R"(
+.data
+src:    .u32 [LEN]
+dst:    .u32 [LEN]
+.dsd    srcd = mem1d(src, LEN)
+.dsd    dstd = mem1d(dst, LEN)
+)";
+    if (sends)
+      src += ".dsd outq = fabout(" + std::to_string(out_color) + ", 1, LEN)\n.oqinit 1, " + std::to_string(out_color) + "\n";
+    if (receives)
+      src += ".dsd inq = fabin(" + std::to_string(in_color) + ", 0, LEN)\n.iqinit 0, " + std::to_string(in_color) + "\n";
+    src += ".code\n.task main, local, 10\nmain:\n";
+    if (sends) src += "  mov32.async outq, srcd, ut=1\n";
+    if (receives) src += "  mov32.async dstd, inq, ut=0\n";
+    src += "  exit\n";
+    return assemble(src);
   };
   auto first = make(true, false, 1, 0);
   auto odd = make(true, true, 2, 1), even = make(true, true, 1, 2);

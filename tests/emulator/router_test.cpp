@@ -219,18 +219,21 @@ TEST(Router, EachRouterExecutesCommandZeroAndShiftsTheRest) {
 
 TEST(Router, RangeFilterChoosesWhatReachesTheCore) {
   // wse2 data task on color 4 counts what it receives; the filter passes index 10..20 only.
-  TestProgram p("wse2");
-  p.code(R"(
+  auto p = assemble(R"(
+.arch wse2
+.data
+seen:   .u32 [2]      ; count, last payload
+.code
+.task on_wavelet, data, color 4
 on_wavelet:
-  ld32 r5, [0x1000]
+  ld32 r5, [seen]
   addi r5, r5, 1
-  st32 [0x1000], r5
-  st32 [0x1004], r0
+  st32 [seen], r5
+  st32 [seen + 4], r0
   exit
 )");
-  p.data_task(4, "on_wavelet");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p.build());
+  w.load_program(0, 0, p);
   emu::ColorRoute r = route("W", "RE");
   r.filter = true;
   r.filter_min = 10;
@@ -238,7 +241,7 @@ on_wavelet:
   w.set_route(0, 0, 4, r);
   for (uint32_t idx : {5u, 15u, 25u}) ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(4, idx << 16 | 7)));
   run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, 0x1000, 2), (std::vector<uint32_t>{1, 15u << 16 | 7}));
+  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "seen"), 2), (std::vector<uint32_t>{1, 15u << 16 | 7}));
   EXPECT_EQ(drain(w, 0, 0, Direction::EAST), (std::vector<uint32_t>{5u << 16 | 7, 15u << 16 | 7, 25u << 16 | 7}));
 }
 
