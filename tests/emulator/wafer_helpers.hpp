@@ -15,7 +15,6 @@
 
 #include "emulator/wafer.hpp"
 #include "isa/assembler.hpp"
-#include "tests/emulator/test_program.hpp"
 
 namespace wsemu::testing {
 
@@ -72,6 +71,9 @@ std::vector<T> read(emu::Wafer& w, int x, int y, uint32_t address, size_t n) {
   w.read_sram(x, y, address, std::span<uint8_t>(reinterpret_cast<uint8_t*>(out.data()), n * sizeof(T)));
   return out;
 }
+
+// The fp32 bit pattern of `f`, for wavelet payloads that carry floats.
+inline uint32_t fbits(float f) { return std::bit_cast<uint32_t>(f); }
 
 inline emu::Wavelet data_wavelet(uint8_t color, uint32_t payload) { return {payload, color, false, false}; }
 inline emu::Wavelet control_wavelet(uint8_t color, uint32_t payload) { return {payload, color, true, false}; }
