@@ -2,17 +2,12 @@
 // double precision on the host (kernels/7pt-stencil-spmv/stencil7_reference.hpp builds the
 // matrix and applies it), on several grids, wse2 and wse3. Tolerance: the SDK's allclose 1e-5
 // (x is normalized, so its entries are O(1 / sqrt(n)); lambda is O(10)).
-#include "kernels/7pt-stencil-spmv/stencil7_reference.hpp"
-#include "runtime/host/sdk_runtime.hpp"
-#include "tests/e2e/kernel_harness.hpp"
+#include "kernels/7pt-stencil-spmv/krylov_harness.hpp"
 
 namespace wsemu::testing {
 namespace {
 
-struct Case {
-  int kx, ky, z, iters;
-  std::string arch;
-};
+using Case = SolverCase;
 
 class PowerMethod : public ::testing::TestWithParam<Case> {};
 
@@ -51,11 +46,7 @@ TEST_P(PowerMethod, MatchesTheHostIteration) {
 INSTANTIATE_TEST_SUITE_P(Grids, PowerMethod,
                          ::testing::Values(Case{5, 5, 5, 10, "wse2"}, Case{3, 3, 4, 8, "wse2"}, Case{1, 1, 6, 5, "wse2"},
                                            Case{4, 3, 5, 10, "wse3"}),
-                         [](const auto& info) {
-                           const Case& c = info.param;
-                           return c.arch + "_" + std::to_string(c.kx) + "x" + std::to_string(c.ky) + "x" +
-                                  std::to_string(c.z) + "_it" + std::to_string(c.iters);
-                         });
+                         solver_case_name);
 
 }  // namespace
 }  // namespace wsemu::testing

@@ -1,0 +1,88 @@
+// The common test of the Krylov solver kernels (conjugate-gradient, preconditioned-conjugate-
+// gradient, bicgstab): build the kernel for a grid, copy x0, b and the stencil coefficients in,
+// launch it, read x, its scalar `rho` and its TSC stamps back, and compare with the same
+// algorithm run in double precision on the host (the test's own HostSolver, on the matrix of
+// stencil7_reference.hpp).
+//
+// Contract: every solver kernel exports x, b, coeff (7 Z per PE), rho (1 per PE) and t (4 words
+// per PE: start and end cycle stamps) and a launch function; ITERS, kx, ky, Z are its build
+// parameters. check_solver() fails the test when x or rho differ from the host's beyond `tol`
+// (allclose, atol = rtol), when the PEs disagree on rho, or when the residual did not drop
+// below a quarter of the initial one; it prints the cycles of one iteration.
+#pragma once
+
+#include <bit>
+#include <cstdio>
+#include <functional>
+#include <string>
+
+#include "kernels/7pt-stencil-spmv/stencil7_reference.hpp"
+#include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/kernel_harness.hpp"
+
+namespace wsemu::testing {
+
+struct SolverCase {
+  int kx, ky, z, iters;
+  std::string arch;
+};
+
+inline std::string solver_case_name(const ::testing::TestParamInfo<SolverCase>& info) {
+  const SolverCase& c = info.param;
+  return c.arch + "_" + std::to_string(c.kx) + "x" + std::to_string(c.ky) + "x" + std::to_string(c.z) + "_it" +
+         std::to_string(c.iters);
+}
+
+struct SolverSpec {
+  std::string kernel;    // folder under kernels/
+  std::string function;  // the exported launch function
+  double skew = 0.0;     // 0: symmetric (SPD) matrix; see stencil7::make_coefficients
+  // The host algorithm, step for step as the kernel does it: updates x, returns the final rho.
+  std::function<double(const xt::xarray<float>& coeff, const xt::xarray<double>& b, xt::xarray<double>& x,
+                       int iters)>
+      reference;
+};
+
+inline void check_solver(const SolverSpec& spec, const SolverCase& c, double tol) {
+  const size_t kx = size_t(c.kx), ky = size_t(c.ky), z = size_t(c.z);
+  const xt::xarray<float> coeff = stencil7::make_coefficients(kx, ky, z, 5001, 1.0, spec.skew);
+  const xt::xarray<float> b = random_array({ky, kx, z}, 5002);
+  const xt::xarray<float> x0 = random_array({ky, kx, z}, 5003) * 0.1f;
+
+  const runtime::Executable exe =
+      build_kernel(spec.kernel, {{"kx", c.kx}, {"ky", c.ky}, {"Z", c.z}, {"ITERS", c.iters}}, c.arch);
+  runtime::host::SdkRuntime rt(exe);
+  rt.load();
+  rt.memcpy_h2d("x", words(x0), 0, 0, c.kx, c.ky, c.z);
+  rt.memcpy_h2d("b", words(b), 0, 0, c.kx, c.ky, c.z);
+  rt.memcpy_h2d("coeff", words(coeff), 0, 0, c.kx, c.ky, 7 * c.z);
+  rt.launch(spec.function);
+  rt.run_until_quiescent();
+  std::vector<uint32_t> x_words(kx * ky * z), rho_words(kx * ky), t(kx * ky * 4);
+  rt.memcpy_d2h(x_words, "x", 0, 0, c.kx, c.ky, c.z);
+  rt.memcpy_d2h(rho_words, "rho", 0, 0, c.kx, c.ky, 1);
+  rt.memcpy_d2h(t, "t", 0, 0, c.kx, c.ky, 4);
+  // One iteration: from the earliest start stamp to the latest end stamp, over ITERS.
+  uint64_t first = ~0ull, last = 0;
+  for (size_t p = 0; p < kx * ky; ++p) {
+    first = std::min(first, uint64_t(t[p * 4]) | uint64_t(t[p * 4 + 1]) << 32);
+    last = std::max(last, uint64_t(t[p * 4 + 2]) | uint64_t(t[p * 4 + 3]) << 32);
+  }
+  for (size_t p = 1; p < kx * ky; ++p) EXPECT_EQ(rho_words[p], rho_words[0]) << "every PE holds the same rho";
+  const xt::xarray<float> x = floats(x_words, {ky, kx, z});
+  const double rho = double(std::bit_cast<float>(rho_words[0]));
+
+  const xt::xarray<double> bd = xt::cast<double>(b);
+  xt::xarray<double> x_host = xt::cast<double>(x0);
+  const double rho_host = spec.reference(coeff, bd, x_host, c.iters);
+  expect_close(x, x_host, tol, tol, "x");
+  EXPECT_NEAR(rho, rho_host, tol * (1e-3 + std::abs(rho_host))) << "rho";
+  const xt::xarray<double> r0 = bd - stencil7::apply(coeff, xt::cast<double>(x0));
+  const xt::xarray<double> r = bd - stencil7::apply(coeff, xt::cast<double>(x));
+  const double r0_norm = std::sqrt(stencil7::dot(r0, r0)), r_norm = std::sqrt(stencil7::dot(r, r));
+  EXPECT_LT(r_norm, r0_norm / 4) << "the residual must drop";
+  std::printf("%s %dx%dx%d, %d steps (%s): |r| %.3e -> %.3e, %.1f cycles per iteration (TSC)\n", spec.kernel.c_str(),
+              c.kx, c.ky, c.z, c.iters, c.arch.c_str(), r0_norm, r_norm, double(last - first) / c.iters);
+}
+
+}  // namespace wsemu::testing
