@@ -121,6 +121,25 @@ HangReport Wafer::hang_report() const {
     for (size_t i = 1; i < why.size(); ++i) s2 += "; " + why[i];
     return s2;
   };
+  // Why a color torn down at tile `s` stays so: who could end it, and why they have not.
+  auto teardown_why = [&](uint32_t s, int color) -> std::string {
+    const TileState& t = states_[s];
+    std::string who;
+    if (t.core == kNone) {
+      who = "this tile has no core to end it";
+    } else {
+      const PeCore& c = cores_[t.core];
+      const int id = profile_.teardown_task;
+      const uint64_t b = TaskTable::bit(id);
+      if (!(c.tasks.local & b))
+        who = fmt::format("no teardown task {} is bound to end it", id);
+      else if (c.tasks.activated & c.tasks.blocked & b)
+        who = fmt::format("teardown task {} is activated but blocked", id);
+      else
+        who = fmt::format("teardown task {} ran without `tdexit {}`", id, color);
+    }
+    return fmt::format("color {} is torn down at this router ({})", color, who);
+  };
   // Who could feed color `c` into tile `s` (for waits on an empty input).
   auto upstream = [&](uint32_t s, int color) {
     const TileState& t = states_[s];
@@ -242,6 +261,8 @@ HangReport Wafer::hang_report() const {
         std::string why;
         if (!ch)
           why = fmt::format("this router has no route for color {}", out.color);
+        else if (t.router.torn_down & (1u << out.color))
+          why = teardown_why(s, out.color);
         else if (!(ch->route.positions[ch->route.current].rx & bit(Direction::RAMP)))
           why = fmt::format("switch position {} of color {} does not receive from RAMP", ch->route.current, out.color);
         else
@@ -260,7 +281,9 @@ HangReport Wafer::hang_report() const {
         w.color = ch.color;
         w.waiting = b.size();
         std::string why;
-        if (!(ch.route.positions[ch.route.current].rx & (1u << d)))
+        if (t.router.torn_down & (1u << ch.color))
+          why = teardown_why(s, ch.color);
+        else if (!(ch.route.positions[ch.route.current].rx & (1u << d)))
           why = fmt::format("switch position {} does not receive from {}", ch.route.current,
                             direction_name(Direction(d)));
         else
@@ -270,6 +293,16 @@ HangReport Wafer::hang_report() const {
                              why.empty() ? "waiting for the link" : why);
         pe.waits.push_back(w);
       }
+    }
+    // A torn-down color is a wait even with nothing buffered behind it yet: it is why a PE
+    // downstream finds its input empty.
+    for (uint32_t m = t.router.torn_down; m; m &= m - 1) {
+      const int color = __builtin_ctz(m);
+      Wait w;
+      w.kind = Wait::Kind::TEARDOWN;
+      w.color = color;
+      w.text = "teardown: " + teardown_why(s, color);
+      pe.waits.push_back(w);
     }
     if (!pe.waits.empty()) rep.pes.push_back(std::move(pe));
   }

@@ -23,6 +23,7 @@ struct Wait {
     INPUT_UNCONSUMED,  // wavelets sit in an input queue / color slot that no task or op takes
     OUTPUT_PENDING,    // wavelets sit in an output queue that the router cannot take
     ROUTER,            // wavelets sit in a router buffer and cannot move on
+    TEARDOWN,          // a color is torn down at this router and nothing has ended it (tdexit)
   };
   Kind kind = Kind::MAIN_THREAD;
   StallReason reason = StallReason::NONE;

@@ -107,6 +107,20 @@ PeCore::PeCore(const ArchProfile& profile, uint32_t program_index_, const Loaded
   stats.loaded_at = now;
 }
 
+ColorChannel& PeCore::torn_down_channel(const Context& ctx, int color, std::string_view mnemonic) const {
+  if (!ctx.router) throw_fault(FaultKind::INTERNAL_ERROR, fmt::format("{}: the core has no router", mnemonic));
+  ColorChannel* ch = ctx.router->channel(color);
+  if (!ch) kernel_error(fmt::format("{} {}: this PE's router has no route for color {}", mnemonic, color, color), color);
+  // Changing a route under moving wavelets would reorder or split a stream; the SDK allows it
+  // only while the color is torn down, so anything else is the kernel's mistake.
+  if (!(ctx.router->torn_down & (1u << color)))
+    kernel_error(fmt::format("{} {}: color {} is not in teardown at this router; a route changes only while its "
+                             "color is torn down (a TEARDOWN command must reach this router first)",
+                             mnemonic, color, color),
+                 color);
+  return *ch;
+}
+
 PeCore::CycleResult PeCore::step(const Context& ctx) {
   CycleResult r;
   for (uint32_t m = ops_active & 0xFFu; m; m &= m - 1) {
@@ -469,6 +483,40 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
         return;
       }
       reg(0) = iq_pop(qi).payload;
+      break;
+    }
+
+    case Opcode::TDMASK: reg(0) = ctx.router ? ctx.router->torn_down : 0u; break;
+    case Opcode::TDSWITCH: {
+      const int color = int(o[0].value);
+      const int position = int(o[1].value);
+      ColorChannel& ch = torn_down_channel(ctx, color, info.mnemonic);
+      if (position >= ch.route.num_positions)
+        kernel_error(fmt::format("tdswitch {}, {}: color {} has only {} switch position{} at this router", color,
+                                 position, color, ch.route.num_positions, ch.route.num_positions == 1 ? "" : "s"),
+                     color);
+      if (ch.route.current != position) {
+        // Counted and traced like a switch moved by a control wavelet (router.cpp).
+        ch.route.current = uint8_t(position);
+        ++ch.switch_changes;
+        if (ctx.events) {
+          TraceEvent e;
+          e.cycle = ctx.now;
+          e.x = uint16_t(ctx.x);
+          e.y = uint16_t(ctx.y);
+          e.kind = TraceKind::SWITCH_CHANGED;
+          e.color = uint8_t(color);
+          e.aux = uint8_t(position);
+          ctx.events->record(e);
+        }
+      }
+      break;
+    }
+    case Opcode::TDEXIT: {
+      const int color = int(o[0].value);
+      torn_down_channel(ctx, color, info.mnemonic);
+      // The core steps before its router, so the router forwards the color again this cycle.
+      ctx.router->torn_down &= ~(1u << color);
       break;
     }
 

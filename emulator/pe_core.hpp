@@ -94,6 +94,9 @@ class PeCore final : public RampPort {
     int x = 0, y = 0;
     EventRecorder* events = nullptr;  // null: tracing off
     std::vector<LogLine>* log = nullptr;
+    // This tile's router (same thread, same compute phase): the teardown instructions read and
+    // change its torn-down set and switch positions. Null only in a core stepped on its own.
+    RouterState* router = nullptr;
   };
   struct CycleResult {
     bool progressed = false;  // something changed (or time-bound work is counting down)
@@ -111,6 +114,7 @@ class PeCore final : public RampPort {
   void ramp_pop(int color, uint64_t now) override;
   Accept ramp_can_accept(const Wavelet& w) const override;
   int ramp_accept(const Wavelet& w) override;
+  void ramp_teardown(int color, const RouterContext& ctx) override;
 
   // Task operations (instructions, async completions and the host).
   void activate(int id, const Context* ctx);
@@ -182,6 +186,8 @@ class PeCore final : public RampPort {
   void end_task();
   void stall_main(StallInfo info, const Context& ctx);
   void log_line(const Context& ctx, std::string text);
+  // tdswitch / tdexit: the channel of `color` at this router, which must be torn down.
+  ColorChannel& torn_down_channel(const Context& ctx, int color, std::string_view mnemonic) const;
   // tasks.cpp: the picker and inputs.
   uint64_t inputs_ready() const;
   int input_of_trigger(int id) const;  // queue 0..7, 8 + color for a slot, -1

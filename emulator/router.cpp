@@ -49,7 +49,8 @@ void record_switch(const RouterContext& ctx, const ColorChannel& ch) {
   ctx.events->record(e);
 }
 
-void execute_command(ColorChannel& ch, RouterCommand cmd, const RouterContext& ctx) {
+void execute_command(RouterState& r, RampPort* core, ColorChannel& ch, RouterCommand cmd,
+                     const RouterContext& ctx) {
   switch (cmd) {
     case RouterCommand::NOP:
       return;
@@ -70,8 +71,12 @@ void execute_command(ColorChannel& ch, RouterCommand cmd, const RouterContext& c
       }
       return;
     case RouterCommand::TEARDOWN:
-      throw_fault(FaultKind::UNSUPPORTED,
-                  "control wavelet command TEARDOWN (color teardown) is not emulated", ch.color);
+      // The color stops here from the next cycle: route_cycle visits each color at most once
+      // per cycle, and this one has already moved its wavelet. Without a core nothing can end
+      // the teardown; the hang report says so if wavelets pile up behind it.
+      r.torn_down |= 1u << ch.color;
+      if (core) core->ramp_teardown(ch.color, ctx);
+      return;
   }
 }
 
@@ -113,6 +118,7 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
   const int first_color = r.channels[start].color;
   for (uint32_t turn = std::rotr(waiting, first_color); turn != 0; turn &= turn - 1) {
     const int color = (__builtin_ctz(turn) + first_color) % isa::kNumColors;
+    if (r.torn_down & (1u << color)) continue;  // waits in its buffers / output queues
     const int channel_index = r.channel_of_color[color];
     if (channel_index < 0) continue;  // an output queue of a color this router does not route
     ColorChannel& ch = r.channels[channel_index];
@@ -246,8 +252,8 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
     }
     if (filtered) ++ch.filtered;
     ch.next_input = uint8_t((src + 1) % kNumDirections);
-    if (w.control) execute_command(ch, control_command(w.payload), ctx);
-    if (w.advance_switch_after) execute_command(ch, RouterCommand::SWITCH_ADV, ctx);
+    if (w.control) execute_command(r, core, ch, control_command(w.payload), ctx);
+    if (w.advance_switch_after) execute_command(r, core, ch, RouterCommand::SWITCH_ADV, ctx);
     rc.progressed = true;
   }
   for (int d = 0; d < kNumDirections; ++d) {

@@ -14,8 +14,14 @@
 //   per color; colors take turns for contended links (round robin); inputs of one color take
 //   turns too. Order per color per link is FIFO.
 // - Control wavelets: after a router forwards one it executes command 0 of the payload
-//   (SWITCH_ADV, SWITCH_RST; TEARDOWN is unsupported) and forwards the remaining commands
-//   shifted down. The switch moves only after the wavelet itself has been forwarded.
+//   (SWITCH_ADV, SWITCH_RST, TEARDOWN) and forwards the remaining commands shifted down. The
+//   switch moves only after the wavelet itself has been forwarded.
+// - Teardown: TEARDOWN puts the wavelet's color into teardown at this router. From the next
+//   cycle the router moves no wavelet of that color (they wait in its buffers, backpressure as
+//   usual) and the core, if there is one, gets its teardown task activated. Only the core's
+//   `tdswitch` / `tdexit` change a torn-down color's switch position or end the teardown. The
+//   buffers and the credits toward the neighbours follow the union of all switch positions' rx
+//   sets, which teardown never changes, so credits stay exact across a reconfiguration.
 // - Range filter (per color, optional): a data wavelet goes to RAMP only if its upper 16 bits
 //   are in [min, max]; copies to the links are unaffected.
 // - Color swap (WSE-2): colors c and c ^ 1 form a pair. A wavelet of the pair that arrives from
@@ -86,6 +92,8 @@ struct ColorChannel {
   uint64_t forwarded = 0, delivered = 0, filtered = 0, switch_changes = 0;
 };
 
+struct RouterContext;
+
 // How the router reaches its own core through the RAMP. Implemented by PeCore.
 class RampPort {
  public:
@@ -99,6 +107,8 @@ class RampPort {
   virtual Accept ramp_can_accept(const Wavelet& w) const = 0;
   // Lands `w`; returns the input queue it went into, or -1 for a wse2 color slot (for the trace).
   virtual int ramp_accept(const Wavelet& w) = 0;
+  // A TEARDOWN command put `color` into teardown at this router: activate the teardown task.
+  virtual void ramp_teardown(int color, const RouterContext& ctx) = 0;
 
  protected:
   ~RampPort() = default;
@@ -118,6 +128,8 @@ struct RouterState {
   // Colors with a wavelet in some link input buffer. Every push and pop of ColorChannel::input
   // goes through push_input / pop_input so that a cycle visits only the colors with work.
   uint32_t link_pending = 0;
+  // Colors in teardown at this router (bit c): they do not move until the core's `tdexit c`.
+  uint32_t torn_down = 0;
   DirectionMask off_fabric = 0;  // link directions that face off the fabric: host edge ports
   std::array<WaveletBuffer, kNumLinkDirections> edge_out{};  // to the host, per edge port
   std::array<LinkStats, kNumDirections> link_stats{};

@@ -116,6 +116,21 @@ void PeCore::activate(int id, const Context* ctx) {
   if (ctx) record_task_event(*ctx, TraceKind::TASK_ACTIVATED, id);
 }
 
+void PeCore::ramp_teardown(int /*color*/, const RouterContext& rctx) {
+  // Activation is a flag: several colors torn down before the task runs give one run, which
+  // reads them all with `tdmask`. An unbound teardown task leaves the color torn down; the hang
+  // report names it.
+  const int id = rctx.profile->teardown_task;
+  if (!(tasks.local & TaskTable::bit(id))) return;
+  Context ctx;
+  ctx.profile = rctx.profile;
+  ctx.now = rctx.now;
+  ctx.x = rctx.x;
+  ctx.y = rctx.y;
+  ctx.events = rctx.events;
+  activate(id, &ctx);
+}
+
 void PeCore::block(int id, const Context* ctx) {
   tasks.blocked |= TaskTable::bit(id);
   if (ctx) record_task_event(*ctx, TraceKind::TASK_BLOCKED, id);

@@ -355,6 +355,7 @@ void Wafer::compute_tile(uint32_t s) {
     ctx.y = t.y;
     ctx.events = events;
     ctx.log = &t.log;
+    ctx.router = &t.router;
     try {
       progressed = core->step(ctx).progressed;
     } catch (const FaultError& e) {

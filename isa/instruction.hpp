@@ -31,7 +31,7 @@ enum class OperandKind : uint8_t {
   LABEL,       // instruction index 0..65535 (a code label in assembly)
   MEM,         // [rb + imm16] or [imm16]: 1 bit "has base", 4-bit reg, 16-bit signed offset
   REG_OR_IMM,  // a scalar register or a signed 16-bit immediate
-  DIM,         // 0..3 (a mem4d dimension, or a coordinate axis)
+  DIM,         // 0..3 (a mem4d dimension, a coordinate axis, or a switch position)
   TASKID,      // task id 0..63
   QUEUEID,     // queue id 0..7
   COLORID,     // color 0..31 (0..23 routable; the rest are kernel errors at run time)

@@ -183,19 +183,6 @@ TEST(Fault, ConfigurationErrors) {
   expect_config([&] { w.load_program(0, 1, wrong_arch); }, "assembled for wse3");
 }
 
-TEST(Fault, UnsupportedTeardownCommand) {
-  Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.set_route(0, 0, 1, route("W", "E"));
-  const uint32_t teardown = emu::make_control_payload(
-      {emu::RouterCommand::TEARDOWN, emu::RouterCommand::NOP, emu::RouterCommand::NOP, emu::RouterCommand::NOP});
-  ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, control_wavelet(1, teardown)));
-  const RunResult r = w.run(100);
-  ASSERT_EQ(r.status, RunResult::Status::FAULT);
-  EXPECT_EQ(r.fault->kind, FaultKind::UNSUPPORTED);
-  EXPECT_EQ(*r.fault->color, 1);
-  EXPECT_NE(r.to_string().find("unsupported at PE(0,0)"), std::string::npos) << r.to_string();
-}
-
 TEST(Fault, InternalErrorCategoryFormats) {
   emu::Fault f;
   f.kind = FaultKind::INTERNAL_ERROR;
