@@ -6,28 +6,38 @@
 #     inputs, run through the fabric memcpy and firmware, cycles, time at the clock, max error;
 #  3. weight-streaming training: an MLP on Fashion-MNIST across 2 emulated wafers, with MemoryX
 #     and a SwarmX tree started on loopback, checked step by step against the host reference.
+#
+# WSEMU_BIN=DIR uses wsemu from DIR and skips the set-up and build; WSEMU_DEMO_ONLY=toolchain
+# stops after part 1 (the CTest test demo_toolchain runs it that way, so the script's own
+# commands stay tested).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/setup.sh release
-
-bin=build/bin
+if [ -z "${WSEMU_BIN:-}" ]; then
+  tools/setup.sh release
+fi
+bin=${WSEMU_BIN:-build/bin}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 echo "== 1. assembler round trip (isa/examples)"
+# Programs with `.param` take their values on the command line, as a layout would give them.
+declare -A params=([every_directive]="--param ROWS=4 --param COLS=8" [saxpy]="--param N=16")
 for prog in isa/examples/*.wsa; do
   name=$(basename "$prog" .wsa)
-  "$bin/wsemu" asm "$prog" -o "$out/$name.wso"
+  # shellcheck disable=SC2086  # the parameters are separate words on purpose
+  "$bin/wsemu" asm "$prog" -o "$out/$name.wso" ${params[$name]:-}
   "$bin/wsemu" disasm "$out/$name.wso" -o "$out/$name.dis.wsa"
   "$bin/wsemu" asm "$out/$name.dis.wsa" -o "$out/$name.again.wso"
   "$bin/wsemu" disasm "$out/$name.again.wso" -o "$out/$name.again.wsa"
   if cmp -s "$out/$name.dis.wsa" "$out/$name.again.wsa"; then
-    printf '   %-28s %6d bytes, disassembly re-assembles identically\n' "$prog" "$(stat -c %s "$out/$name.wso")"
+    printf '   %-34s %6d bytes, disassembly re-assembles identically\n' "$prog" "$(stat -c %s "$out/$name.wso")"
   else
     echo "   $prog: MISMATCH after the disassembly round trip" >&2
     exit 1
   fi
 done
+
+[ "${WSEMU_DEMO_ONLY:-}" = toolchain ] && exit 0
 
 echo
 echo "== 2. GEMV kernels on a virtual wafer"
@@ -36,4 +46,4 @@ WSEMU_BIN="$bin" tools/demo_kernels.sh
 echo
 echo "== 3. weight-streaming training: Fashion-MNIST on 2 wafers (MemoryX + SwarmX on loopback)"
 "$bin/wsemu" train --model mlp:784,64,10 --dataset fashion-mnist --wafers 2 --batch 64 \
-  --steps 60 --verify --out "$out/train"
+  --steps 300 --verify --out "$out/train"
