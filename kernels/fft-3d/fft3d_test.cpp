@@ -1,10 +1,12 @@
-// fft-3d: N x N x N complex fp32 FFT by pencil decomposition on a W x W grid (W = N / P),
-// forward and inverse, against a 3-D DFT computed here in double precision as three passes
+// fft-3d: N x N x N complex FFT by pencil decomposition on a W x W grid (W = N / P), fp32 and
+// fp16, forward and inverse, against a 3-D DFT computed here in double precision as three passes
 // of the direct O(N) sum per output along each axis (the DFT's definition, separable; no FFT
 // and nothing of the emulator). numpy's fftn / ifftn conventions (inverse scaled by 1/N^3).
 // PE (u, v) gets a in [uP, uP+P), b in [vP, vP+P), all c; it returns c in [uP, uP+P),
 // a in [vP, vP+P), all b (kernels/fft-3d/README.md). The kernel's own cycle counter stamps
-// give the time the SDK benchmarks report: max(end) - min(start) over the PEs.
+// give the time the SDK benchmarks report: max(end) - min(start) over the PEs. Inputs are
+// seeded uniform [-1, 1), rounded to fp16 for the fp16 kernel (the reference takes the rounded
+// values); the twiddle table is cos / sin in double, rounded to the kernel's precision.
 #include <cmath>
 #include <complex>
 #include <cstdio>
@@ -17,11 +19,14 @@ namespace wsemu::testing {
 namespace {
 
 using Complex = std::complex<double>;
+using runtime::host::MemcpyDataType;
+using runtime::host::MemcpyOptions;
 
 struct Case {
   size_t n, p;
   bool inverse;
   std::string arch;
+  bool half = false;  // the fp16 program (fft3d_f16.wsa, layout_f16.wsl)
 };
 
 struct Result {
@@ -52,8 +57,10 @@ std::vector<Complex> dft_axis(const std::vector<Complex>& in, size_t n, int axis
 Result run_case(const Case& c, bool backdoor = false) {
   const size_t n = c.n, p = c.p, w = n / p, per_pe = 2 * p * p * n;
   const runtime::Executable exe =
-      build_kernel("fft-3d", {{"N", int64_t(n)}, {"P", int64_t(p)}, {"INVERSE", c.inverse ? 1 : 0}}, c.arch);
-  const xt::xarray<float> re = random_array({n, n, n}, 501), im = random_array({n, n, n}, 502);
+      build_kernel("fft-3d", {{"N", int64_t(n)}, {"P", int64_t(p)}, {"INVERSE", c.inverse ? 1 : 0}}, c.arch,
+                   c.half ? "layout_f16.wsl" : "layout.wsl");
+  xt::xarray<float> re = random_array({n, n, n}, 501), im = random_array({n, n, n}, 502);
+  if (c.half) re = to_half_precision(re), im = to_half_precision(im);
   std::vector<Complex> a(n * n * n);
   for (size_t i = 0; i < a.size(); ++i) a[i] = Complex(re.flat(i), im.flat(i));
 
@@ -79,18 +86,22 @@ Result run_case(const Case& c, bool backdoor = false) {
 
   runtime::host::RuntimeOptions options;
   options.backdoor = backdoor;  // the large runs time the kernel, not the copies
+  auto encode = [&](const xt::xarray<float>& v) { return c.half ? half_words(v) : words(v); };
+  MemcpyOptions o;
+  if (c.half) o.data_type = MemcpyDataType::MEMCPY_16BIT;
   runtime::host::SdkRuntime rt(exe, options);
   rt.load();
   const int iw = int(w);
-  rt.memcpy_h2d("X", words(xa), 0, 0, iw, iw, int(per_pe));
-  rt.memcpy_h2d("wre", words(wre), 0, 0, iw, iw, int(n / 2));
-  rt.memcpy_h2d("wim", words(wim), 0, 0, iw, iw, int(n / 2));
+  rt.memcpy_h2d("X", encode(xa), 0, 0, iw, iw, int(per_pe), o);
+  rt.memcpy_h2d("wre", encode(wre), 0, 0, iw, iw, int(n / 2), o);
+  rt.memcpy_h2d("wim", encode(wim), 0, 0, iw, iw, int(n / 2), o);
   Result r;
   const uint64_t before = rt.cycles();
   rt.launch("compute");
   r.launch_cycles = rt.cycles() - before;
   std::vector<uint32_t> out(w * w * per_pe), t(w * w * 4), ph(w * w * 6);
-  rt.memcpy_d2h(out, "X", 0, 0, iw, iw, int(per_pe));
+  rt.memcpy_d2h(out, "X", 0, 0, iw, iw, int(per_pe), o);
+  const xt::xarray<float> y = c.half ? halves(out, {out.size()}) : floats(out, {out.size()});
   rt.memcpy_d2h(t, "maxmin_time", 0, 0, iw, iw, 4);
   rt.memcpy_d2h(ph, "phase_time", 0, 0, iw, iw, 6);
   for (size_t pe = 0; pe < w * w; ++pe)
@@ -106,10 +117,12 @@ Result run_case(const Case& c, bool backdoor = false) {
 
   const std::vector<Complex> ref = dft_axis(dft_axis(dft_axis(a, n, 0, c.inverse), n, 1, c.inverse), n, 2, c.inverse);
   // 3 log2(N) radix-2 stages; 4 roundings per stage (complex multiply and add) relative to the
-  // signal's size, plus the twiddles' own rounding.
+  // signal's size, plus the twiddles' own rounding; u = 2^-24 (fp32) or 2^-11 (fp16, the same
+  // rule as kernels/fft's fp16 tests; README "fp16" for why it suffices).
   double scale = 0;
   for (const Complex& v : ref) scale = std::max(scale, std::abs(v));
-  const double tol = 4.0 * (3.0 * std::log2(double(n)) + 1.0) * std::ldexp(1.0, -24) * scale;
+  const double unit = c.half ? std::ldexp(1.0, -11) : std::ldexp(1.0, -24);
+  const double tol = 4.0 * (3.0 * std::log2(double(n)) + 1.0) * unit * scale;
   double worst = 0;
   size_t bad = 0;
   for (size_t v = 0; v < w; ++v)
@@ -118,7 +131,7 @@ Result run_case(const Case& c, bool backdoor = false) {
         for (size_t a1 = 0; a1 < p; ++a1)
           for (size_t b = 0; b < n; ++b) {
             const size_t q = (v * w + u) * per_pe + ((c1 * p + a1) * n + b) * 2;
-            const Complex got(std::bit_cast<float>(out[q]), std::bit_cast<float>(out[q + 1]));
+            const Complex got(y(q), y(q + 1));
             const size_t ai = v * p + a1, ci = u * p + c1;
             const Complex want = ref[(ai * n + b) * n + ci];
             const double err = std::abs(got - want);
@@ -128,9 +141,9 @@ Result run_case(const Case& c, bool backdoor = false) {
                             << ", error " << err << " > " << tol;
           }
   EXPECT_EQ(bad, 0u);
-  std::printf("fft-3d N=%zu P=%zu on %zux%zu PEs, %s (%s): kernel (TSC) %llu cycles = %.3f us at %.0f MHz; launch %llu, "
+  std::printf("fft-3d N=%zu P=%zu on %zux%zu PEs, %s %s (%s): kernel (TSC) %llu cycles = %.3f us at %.0f MHz; launch %llu, "
               "session %llu cycles; max error %.3g (tolerance %.3g)\n",
-              n, p, w, w, c.inverse ? "inverse" : "forward", c.arch.c_str(), (unsigned long long)r.kernel_cycles,
+              n, p, w, w, c.half ? "fp16" : "fp32", c.inverse ? "inverse" : "forward", c.arch.c_str(), (unsigned long long)r.kernel_cycles,
               double(r.kernel_cycles) / r.clock_mhz, r.clock_mhz, (unsigned long long)r.launch_cycles,
               (unsigned long long)r.session_cycles, worst, tol);
   std::printf("  longest per PE: FFT c %u, transpose 1 %u, FFT a %u, transpose 2 %u, FFT b %u cycles\n", r.step[0],
@@ -144,19 +157,23 @@ TEST_P(Fft3d, MatchesDirectDft) { run_case(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Sizes, Fft3d,
                          ::testing::Values(Case{4, 2, false, "wse2"}, Case{8, 2, false, "wse2"},
                                            Case{8, 2, true, "wse2"}, Case{8, 4, false, "wse3"},
-                                           Case{8, 1, false, "wse2"}, Case{4, 4, true, "wse2"}),
+                                           Case{8, 1, false, "wse2"}, Case{4, 4, true, "wse2"},
+                                           Case{4, 2, false, "wse3", true}, Case{4, 2, true, "wse3", true},
+                                           Case{8, 2, false, "wse2", true}, Case{8, 2, true, "wse2", true},
+                                           Case{8, 4, true, "wse3", true}),
                          [](const auto& info) {
                            const Case& c = info.param;
-                           return std::string(c.inverse ? "inverse_" : "forward_") + "N" + std::to_string(c.n) + "_P" +
-                                  std::to_string(c.p) + "_" + c.arch;
+                           return std::string(c.half ? "fp16_" : "") + (c.inverse ? "inverse_" : "forward_") + "N" +
+                                  std::to_string(c.n) + "_P" + std::to_string(c.p) + "_" + c.arch;
                          });
 
-// On request (WSEMU_KERNEL_LARGE=1): the SDK's size (N 16, 4 x 4 pencils per PE, 4 x 4 PEs) and
+// On request (WSEMU_KERNEL_LARGE=1): the SDK's size (N 16, 4 x 4 pencils per PE, 4 x 4 PEs; fp32, fp16) and
 // the calibration series against the published 512^3 on 512 x 512 PEs (one pencil per PE, P = 1):
 // N = 16, 32, 64 on N x N PEs (README: "Calibration").
 TEST(Fft3dLarge, SdkSizeAndCalibrationSeries) {
   if (!std::getenv("WSEMU_KERNEL_LARGE")) GTEST_SKIP() << "set WSEMU_KERNEL_LARGE=1 to run";
   run_case(Case{16, 4, false, "wse2"});
+  run_case(Case{16, 4, false, "wse2", true});  // the same in fp16
   for (size_t n : {16, 32, 64}) run_case(Case{n, 1, false, "wse2"}, true);
 }
 
