@@ -145,15 +145,16 @@ HangReport Wafer::hang_report() const {
     const TileState& t = states_[s];
     const ColorChannel* ch = t.router.channel(color);
     if (!ch) return;
-    for (int p = 0; p < ch->route.num_positions; ++p) {
-      for (int d = 0; d < kNumLinkDirections; ++d) {
-        if (!(ch->route.positions[p].rx & (1u << d))) continue;
-        if (t.router.off_fabric & (1u << d)) {
-          rep.host_waits.push_back(fmt::format("PE({},{}) waits for color {} from the host through its {} edge port",
-                                               t.x, t.y, color, direction_name(Direction(d))));
-        } else if (t.neighbor[d] != kNone) {
-          waits_for[s].insert(t.neighbor[d]);
-        }
+    // Only the current switch position: a switch moves only when a wavelet passes, and in a
+    // hang none does, so the other positions' inputs cannot feed this PE.
+    const DirectionMask rx = ch->route.positions[ch->route.current].rx;
+    for (int d = 0; d < kNumLinkDirections; ++d) {
+      if (!(rx & (1u << d))) continue;
+      if (t.router.off_fabric & (1u << d)) {
+        rep.host_waits.push_back(fmt::format("PE({},{}) waits for color {} from the host through its {} edge port",
+                                             t.x, t.y, color, direction_name(Direction(d))));
+      } else if (t.neighbor[d] != kNone) {
+        waits_for[s].insert(t.neighbor[d]);
       }
     }
   };
