@@ -1,6 +1,7 @@
 // 7pt-stencil-spmv: y = A x for the 7-point stencil matrix with per-point coefficients on a
 // kx x ky x Z grid (one z column per PE), against a reference that indexes the whole 3-D grid
-// directly (zero outside), computed here in double precision.
+// directly (zero outside), in double precision (stencil7_reference.hpp, shared with the solvers).
+#include "kernels/7pt-stencil-spmv/stencil7_reference.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
@@ -14,24 +15,6 @@ struct Case {
 
 // Readable (and stable) CTest names.
 void PrintTo(const Case& c, std::ostream* os) { *os << c.arch << " " << c.kx << "x" << c.ky << "x" << c.z; }
-
-// x: (ky, kx, Z); coeff: (ky, kx, 7, Z) in the order C, W, E, N, S, B, T.
-xt::xarray<double> spmv_reference(const xt::xarray<float>& x, const xt::xarray<float>& c) {
-  const long ky = long(x.shape(0)), kx = long(x.shape(1)), Z = long(x.shape(2));
-  auto X = [&](long j, long i, long k) {
-    return (i < 0 || j < 0 || k < 0 || i >= kx || j >= ky || k >= Z) ? 0.0 : double(x(size_t(j), size_t(i), size_t(k)));
-  };
-  xt::xarray<double> y = xt::zeros<double>(x.shape());
-  for (long j = 0; j < ky; ++j)
-    for (long i = 0; i < kx; ++i)
-      for (long k = 0; k < Z; ++k) {
-        auto C = [&](int d) { return double(c(size_t(j), size_t(i), size_t(d), size_t(k))); };
-        y(size_t(j), size_t(i), size_t(k)) = C(0) * X(j, i, k) + C(1) * X(j, i - 1, k) + C(2) * X(j, i + 1, k) +
-                                             C(3) * X(j - 1, i, k) + C(4) * X(j + 1, i, k) +
-                                             C(5) * X(j, i, k - 1) + C(6) * X(j, i, k + 1);
-      }
-  return y;
-}
 
 class Spmv7pt : public ::testing::TestWithParam<Case> {};
 
@@ -50,7 +33,7 @@ TEST_P(Spmv7pt, MatchesGridReference) {
   std::vector<uint32_t> y(kx * ky * z), t(kx * ky * 4);
   rt.memcpy_d2h(y, "y", 0, 0, c.kx, c.ky, c.z);
   rt.memcpy_d2h(t, "maxmin_time", 0, 0, c.kx, c.ky, 4);
-  expect_close(floats(y, {ky, kx, z}), spmv_reference(x, coeff), 1e-5, 1e-5, "y");
+  expect_close(floats(y, {ky, kx, z}), stencil7::apply(coeff, xt::cast<double>(x)), 1e-5, 1e-5, "y");
   uint32_t lo = ~0u, hi = 0;
   for (size_t p = 0; p < kx * ky; ++p) {
     // At least the seven passes over the column at one element per cycle.
