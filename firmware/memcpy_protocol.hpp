@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "firmware/data_paths.hpp"
 #include "firmware/firmware_paths.hpp"  // generated: kFirmwareSourceDir
 
 namespace wsemu::firmware {
@@ -65,10 +66,8 @@ constexpr uint32_t address_word(uint32_t address, uint32_t flags) {
   return (address & 0xFFFF) | (flags << 16);
 }
 
-// Where `.include "memcpy.wsa"` is found: $WSEMU_FIRMWARE_DIR, else this source tree's firmware/.
-inline std::string include_dir() {
-  if (const char* env = std::getenv("WSEMU_FIRMWARE_DIR"); env && *env) return env;
-  return kFirmwareSourceDir;
-}
+// Where `.include "memcpy.wsa"` is found: $WSEMU_FIRMWARE_DIR, else the installed
+// share/wsemu/firmware beside the running binary, else this source tree's firmware/.
+inline std::string include_dir() { return data_dir("firmware", "WSEMU_FIRMWARE_DIR", kFirmwareSourceDir); }
 
 }  // namespace wsemu::firmware

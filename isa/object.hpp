@@ -71,7 +71,7 @@ struct QueueBinding {
 };
 
 struct ObjectImage {
-  std::string source_name;
+  std::string source_name;  // the source file's name, without its folder (reproducible objects)
   std::string arch;  // "wse2", "wse3", or empty when the program does not care
   std::vector<uint64_t> code;
   uint32_t data_base = 0;

@@ -9,8 +9,15 @@ cd "$(dirname "$0")/.."
 bin=${WSEMU_BIN:-build/bin}
 wsemu="$bin/wsemu"
 [ -x "$wsemu" ] || { echo "demo_kernels.sh: $wsemu not found; build first (tools/setup.sh)" >&2; exit 1; }
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+# Inputs, references and logs of each kernel go to $WSEMU_DEMO_OUT/<name>/ (kept), or to a
+# temporary folder removed at exit.
+if [ -n "${WSEMU_DEMO_OUT:-}" ]; then
+  out=$WSEMU_DEMO_OUT
+  mkdir -p "$out"
+else
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+fi
 
 # gen.py KIND M N kx ky DIR: writes the per-PE inputs of a kernel and y_ref.npy.
 cat > "$out/gen.py" <<'EOF'

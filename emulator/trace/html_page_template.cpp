@@ -180,7 +180,7 @@ slider.addEventListener('input', () => showLoads(Number(slider.value)));
 const legend = document.getElementById('legend');
 legend.appendChild(document.createTextNode('link load: '));
 for (let i = 0; i <= 10; ++i) { const s = html('span', '', legend); s.style.background = heat(i / 10); }
-legend.appendChild(document.createTextNode(' 0% .. 100% of the cycles; PE fill: green = busy, red = stalled'));
+legend.appendChild(document.createTextNode(' 0% .. 100% of the cycles; PE fill: pale = idle, darker grey = busier (instructions per cycle), pink to red = stalled more than busy'));
 
 // ---- the hang ----
 if (D.hang) {

@@ -54,10 +54,13 @@ struct Image {
   int width = 0, height = 0;
   std::vector<uint8_t> rgb;  // row-major, 3 bytes per pixel
 };
-// Four panels side by side (links leaving each PE to the N, E, S, W), a PE per cell, colour =
-// wavelets / cycles on that link (0: dark blue .. 1: red), a colour scale at the bottom.
-// Size: width = 4 * (W * cell) + 5 * 8, height = rows * (H * cell + 24) + 8 + 28, rows = 1 or the
-// number of colors asked for.
+// Five panels side by side, one per exit of each router (the links to N, E, S, W and the RAMP to
+// its own core), a PE per cell with x and y labelled, colour = events / cycles (0: dark blue ..
+// 1: red; no event: grey). Two rows of panels per color group: utilization (wavelets that left
+// by that exit) and backpressure (cycles a wavelet waited at that exit for room downstream,
+// from the link_stall events). A legend says what is drawn, then the colour scale.
+// Size: width = 12 + 5 * (W * cell) + 6 * 8, height = 8 + rows * (16 + H * cell + 12 + 8) + 48,
+// rows = 2 * (1 or the number of colors asked for).
 Image render_heatmap(const TraceReader& trace, const HeatmapOptions& options);
 void write_png(const Image& image, const std::string& path);
 

@@ -1,4 +1,5 @@
-// The heatmap view: link utilization per direction over the fabric, as a PNG.
+// The heatmap view: link utilization and backpressure per exit (N, E, S, W, RAMP) over the
+// fabric, as a PNG.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -6,6 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "emulator/trace/trace_views.hpp"
 #include "emulator/wavelet.hpp"
@@ -25,8 +28,10 @@ namespace wsemu::trace {
 
 namespace {
 
-constexpr int kMargin = 8, kLabelBand = 16, kLegendBand = 28;
-constexpr std::array<const char*, 4> kPanelNames = {"to N", "to E", "to S", "to W"};
+constexpr int kMargin = 8, kLabelBand = 16, kAxisBand = 12, kLegendBand = 48;
+// One panel per exit of a router, in emu::Direction order: the four links and RAMP (to the core).
+constexpr int kPanels = 5;
+constexpr std::array<const char*, kPanels> kPanelNames = {"to N", "to E", "to S", "to W", "to core"};
 
 struct Rgb {
   uint8_t r, g, b;
@@ -79,6 +84,25 @@ Rgb scale_color(double u) {
 
 constexpr Rgb kNoTraffic{44, 44, 52}, kBackground{255, 255, 255}, kInk{20, 20, 20}, kGrid{90, 90, 100};
 
+// What one row of panels shows: wavelets that left by a direction (utilization), or cycles a
+// wavelet waited at that exit because there was no room downstream (backpressure).
+enum class Layer { UTILIZATION, BACKPRESSURE };
+
+// Coordinates under a panel (x) or left of it (y): the first, middle and last index.
+void axis_labels(Canvas& canvas, int left, int top, int cells, int cell, bool horizontal) {
+  std::vector<int> at = {0};
+  if (cells > 2) at.push_back(cells / 2);
+  if (cells > 1) at.push_back(cells - 1);
+  for (int i : at) {
+    const std::string label = std::to_string(i);
+    if (horizontal) {
+      canvas.text(left + i * cell + cell / 2 - 2 * int(label.size()), top, label, kInk);
+    } else {
+      canvas.text(left - kAxisBand + 2, top + i * cell + cell / 2 - 3, label, kInk);
+    }
+  }
+}
+
 }  // namespace
 
 Image render_heatmap(const TraceReader& trace, const HeatmapOptions& options) {
@@ -94,20 +118,26 @@ Image render_heatmap(const TraceReader& trace, const HeatmapOptions& options) {
     rows_colors.push_back(-1);
   }
   if (rows_colors.empty()) throw TraceError("heatmap: no color asked for");
-  const int rows = int(rows_colors.size());
+  const int colors = int(rows_colors.size());
+  const int rows = 2 * colors;  // per color: utilization, then backpressure
 
-  // Wavelets per (row, direction, PE).
-  std::vector<uint32_t> counts(size_t(rows) * 4 * size_t(w) * size_t(h), 0);
-  std::array<int, 32> row_of_color;
-  row_of_color.fill(rows_colors[0] < 0 ? 0 : -1);
-  for (int r = 0; r < rows && rows_colors[0] >= 0; ++r) row_of_color[size_t(rows_colors[size_t(r)])] = r;
+  // Events per (row, exit, PE): hops for the utilization rows, backpressure stalls for the
+  // others.
+  std::vector<uint32_t> counts(size_t(rows) * kPanels * size_t(w) * size_t(h), 0);
+  std::array<int, 32> color_index;
+  color_index.fill(rows_colors[0] < 0 ? 0 : -1);
+  for (int r = 0; r < colors && rows_colors[0] >= 0; ++r) color_index[size_t(rows_colors[size_t(r)])] = r;
   TraceFilter filter;
-  filter.kinds = kind_bit(emu::TraceKind::WAVELET_HOP);
+  filter.kinds = kind_bit(emu::TraceKind::WAVELET_HOP) | kind_bit(emu::TraceKind::LINK_STALL);
   filter.cycles = options.cycles;
   trace.for_each_event(filter, [&](const emu::TraceEvent& e) {
-    if (e.direction >= 4 || e.x >= w || e.y >= h) return true;
-    const int r = row_of_color[e.color & 31];
-    if (r >= 0) ++counts[((size_t(r) * 4 + e.direction) * size_t(h) + e.y) * size_t(w) + e.x];
+    if (e.direction >= kPanels || e.x >= w || e.y >= h) return true;
+    const bool stall = e.kind == emu::TraceKind::LINK_STALL;
+    if (stall && e.reason != uint8_t(emu::LinkStallReason::BACKPRESSURE)) return true;
+    const int c = color_index[e.color & 31];
+    if (c < 0) return true;
+    const int r = 2 * c + (stall ? 1 : 0);
+    ++counts[((size_t(r) * kPanels + e.direction) * size_t(h) + e.y) * size_t(w) + e.x];
     return true;
   });
   const uint64_t first = std::max(trace.first_cycle(), options.cycles.first);
@@ -115,37 +145,44 @@ Image render_heatmap(const TraceReader& trace, const HeatmapOptions& options) {
   const double cycles = end > first ? double(end - first) : 1.0;
 
   const int panel_w = w * cell, panel_h = h * cell;
-  const int width = 4 * panel_w + 5 * kMargin;
-  const int row_h = panel_h + kLabelBand + kMargin;
+  const int width = kAxisBand + kPanels * panel_w + (kPanels + 1) * kMargin;
+  const int row_h = kLabelBand + panel_h + kAxisBand + kMargin;
   const int height = kMargin + rows * row_h + kLegendBand;
   Canvas canvas(width, height, kBackground);
   for (int r = 0; r < rows; ++r) {
+    const Layer layer = r % 2 == 0 ? Layer::UTILIZATION : Layer::BACKPRESSURE;
+    const int color = rows_colors[size_t(r / 2)];
     const int top = kMargin + r * row_h;
-    for (int d = 0; d < 4; ++d) {
-      const int left = kMargin + d * (panel_w + kMargin);
-      std::string label = kPanelNames[size_t(d)];
-      if (rows_colors[size_t(r)] >= 0) label += fmt::format(", color {}", rows_colors[size_t(r)]);
+    for (int d = 0; d < kPanels; ++d) {
+      const int left = kAxisBand + kMargin + d * (panel_w + kMargin);
+      std::string label = std::string(layer == Layer::UTILIZATION ? "" : "waits ") + kPanelNames[size_t(d)];
+      if (color >= 0) label += fmt::format(", c{}", color);
       canvas.text(left, top + 3, label, kInk);
       const int y0 = top + kLabelBand;
       canvas.fill(left, y0, left + panel_w, y0 + panel_h, kGrid);
       for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
-          const uint32_t n = counts[((size_t(r) * 4 + size_t(d)) * size_t(h) + size_t(y)) * size_t(w) + size_t(x)];
+          const uint32_t n = counts[((size_t(r) * kPanels + size_t(d)) * size_t(h) + size_t(y)) * size_t(w) + size_t(x)];
           const Rgb c = n ? scale_color(double(n) / cycles) : kNoTraffic;
           const int gap = cell >= 4 ? 1 : 0;
           canvas.fill(left + x * cell, y0 + y * cell, left + (x + 1) * cell - gap, y0 + (y + 1) * cell - gap, c);
         }
+      axis_labels(canvas, left, y0 + panel_h + 2, w, cell, true);
+      if (d == 0) axis_labels(canvas, left, y0, h, cell, false);
     }
   }
-  // The colour scale: no traffic, then 0% .. 100% of the cycles.
-  const int ly = height - kLegendBand + 6;
-  canvas.fill(kMargin, ly, kMargin + 12, ly + 10, kNoTraffic);
-  canvas.text(kMargin + 16, ly + 1, "none", kInk);
+  // What is drawn, and the colour scale: no events, then 0% .. 100% of the cycles.
+  const int ly = height - kLegendBand + 4;
+  canvas.text(kMargin, ly, "x, y: PE; to N/E/S/W: wavelets per cycle leaving on that link; to core: delivered to the PE (RAMP);", kInk);
+  canvas.text(kMargin, ly + 10, "waits: cycles a wavelet waited there for room downstream (backpressure)", kInk);
+  const int sy = ly + 24;
+  canvas.fill(kMargin, sy, kMargin + 12, sy + 10, kNoTraffic);
+  canvas.text(kMargin + 16, sy + 1, "none", kInk);
   const int bar_left = kMargin + 56, bar_w = std::max(64, std::min(256, width - bar_left - 120));
-  for (int i = 0; i < bar_w; ++i) canvas.fill(bar_left + i, ly, bar_left + i + 1, ly + 10, scale_color(double(i) / (bar_w - 1)));
-  canvas.text(bar_left, ly + 12, "0%", kInk);
-  canvas.text(bar_left + bar_w - 24, ly + 12, "100%", kInk);
-  canvas.text(bar_left + bar_w + 8, ly + 1, fmt::format("of {} cycles", uint64_t(cycles)), kInk);
+  for (int i = 0; i < bar_w; ++i) canvas.fill(bar_left + i, sy, bar_left + i + 1, sy + 10, scale_color(double(i) / (bar_w - 1)));
+  canvas.text(bar_left, sy + 12, "0%", kInk);
+  canvas.text(bar_left + bar_w - 24, sy + 12, "100%", kInk);
+  canvas.text(bar_left + bar_w + 8, sy + 1, fmt::format("of {} cycles", uint64_t(cycles)), kInk);
   return canvas.take();
 }
 

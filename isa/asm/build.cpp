@@ -13,7 +13,9 @@ namespace assembler {
 
 ObjectImage Assembler::build_image() {
   ObjectImage img;
-  img.source_name = files_.front().name;
+  // The file name only: an object's bytes must not depend on the folder it was built in
+  // (reproducible builds); diagnostics still name the path as given.
+  img.source_name = std::filesystem::path(files_.front().name).filename().string();
   img.arch = !arch_.empty() ? arch_ : options_.arch;
   img.code = code_;
   img.data_base = data_base_;

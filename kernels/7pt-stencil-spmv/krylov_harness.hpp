@@ -49,7 +49,7 @@ inline void check_solver(const SolverSpec& spec, const SolverCase& c, double tol
   const xt::xarray<float> b = random_array({ky, kx, z}, 5002);
   const xt::xarray<float> x0 = random_array({ky, kx, z}, 5003) * 0.1f;
 
-  const runtime::Executable exe =
+  const compiler::Executable exe =
       build_kernel(spec.kernel, {{"kx", c.kx}, {"ky", c.ky}, {"Z", c.z}, {"ITERS", c.iters}}, c.arch);
   runtime::host::SdkRuntime rt(exe);
   rt.load();

@@ -16,7 +16,7 @@ class Allreduce : public ::testing::TestWithParam<Grid> {};
 
 TEST_P(Allreduce, EveryPeHoldsTheTotal) {
   const Grid g = GetParam();
-  const runtime::Executable exe = build_kernel("allreduce", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch);
+  const compiler::Executable exe = build_kernel("allreduce", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch);
   const size_t pw = size_t(g.pw), ph = size_t(g.ph), n = size_t(g.n);
   const xt::xarray<float> v = random_array({ph, pw, n}, 2001);
   runtime::host::SdkRuntime rt(exe);
@@ -50,7 +50,7 @@ INSTANTIATE_TEST_SUITE_P(Grids, Allreduce,
 TEST(AllreduceLarge, ThirtyTwoByThirtyTwo) {
   if (!std::getenv("WSEMU_KERNEL_LARGE")) GTEST_SKIP() << "set WSEMU_KERNEL_LARGE=1 to run";
   const int pw = 32, ph = 32, n = 256;
-  const runtime::Executable exe = build_kernel("allreduce", {{"PW", pw}, {"PH", ph}, {"N", n}});
+  const compiler::Executable exe = build_kernel("allreduce", {{"PW", pw}, {"PH", ph}, {"N", n}});
   const xt::xarray<float> v = random_array({size_t(ph), size_t(pw), size_t(n)}, 2002);
   runtime::host::RuntimeOptions options;
   options.backdoor = true;  // the copies are not what is measured

@@ -54,7 +54,7 @@ class Bandwidth : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Bandwidth, RoundTripsAtTheChannelModelsRate) {
   const Case c = GetParam();
-  const runtime::Executable exe = build_kernel("bandwidth-test", {{"PW", c.pw}, {"PH", c.ph}, {"N", c.n}}, c.arch);
+  const compiler::Executable exe = build_kernel("bandwidth-test", {{"PW", c.pw}, {"PH", c.ph}, {"N", c.n}}, c.arch);
   runtime::host::RuntimeOptions options;
   options.channel.channels = c.channels;
   runtime::host::SdkRuntime rt(exe, options);

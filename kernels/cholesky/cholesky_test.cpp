@@ -41,7 +41,7 @@ std::vector<double> reference_cholesky(const std::vector<double>& a, size_t n) {
 
 void run_case(const Case& c, bool backdoor = false) {
   const size_t p = size_t(c.p), nt = size_t(c.nt), n = p * nt;
-  const runtime::Executable exe = build_kernel("cholesky", {{"P", c.p}, {"NT", c.nt}}, c.arch);
+  const compiler::Executable exe = build_kernel("cholesky", {{"P", c.p}, {"NT", c.nt}}, c.arch);
   const xt::xarray<float> b = random_array({n, n}, 4242);
   std::vector<double> a(n * n);
   xt::xarray<float> a32 = xt::zeros<float>({n, n});

@@ -56,7 +56,7 @@ std::vector<Complex> dft_axis(const std::vector<Complex>& in, size_t n, int axis
 
 Result run_case(const Case& c, bool backdoor = false) {
   const size_t n = c.n, p = c.p, w = n / p, per_pe = 2 * p * p * n;
-  const runtime::Executable exe =
+  const compiler::Executable exe =
       build_kernel("fft-3d", {{"N", int64_t(n)}, {"P", int64_t(p)}, {"INVERSE", c.inverse ? 1 : 0}}, c.arch,
                    c.half ? "layout_f16.wsl" : "layout.wsl");
   xt::xarray<float> re = random_array({n, n, n}, 501), im = random_array({n, n, n}, 502);

@@ -42,7 +42,7 @@ std::vector<Complex> reference_dft2(const std::vector<Complex>& a, size_t n, boo
 
 void run_case(const Case& c) {
   const size_t n = c.n;
-  const runtime::Executable exe =
+  const compiler::Executable exe =
       build_kernel("fft", {{"N", int64_t(n)}, {"INVERSE", c.inverse ? 1 : 0}}, c.arch,
                    c.half ? "layout_2d_f16.wsl" : "layout_2d.wsl");
   xt::xarray<float> re = random_array({n, n}, 301), im = random_array({n, n}, 302);

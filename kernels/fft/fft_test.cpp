@@ -39,7 +39,7 @@ xt::xarray<std::complex<double>> reference_dft(const xt::xarray<float>& re, cons
 }
 
 void run_case(const Case& c) {
-  const runtime::Executable exe =
+  const compiler::Executable exe =
       build_kernel("fft", {{"N", int64_t(c.n)}, {"INVERSE", c.inverse ? 1 : 0}}, c.arch,
                    c.half ? "layout_f16.wsl" : "layout.wsl");
   xt::xarray<float> re = random_array({c.n}, 91), im = random_array({c.n}, 92);

@@ -27,7 +27,7 @@ Board step(const Board& b) {
 }
 
 void run_and_check(int kx, int ky, int iters, Board board, const std::string& arch = "") {
-  const runtime::Executable exe = build_kernel("game-of-life", {{"kx", kx}, {"ky", ky}, {"ITERS", iters}}, arch);
+  const compiler::Executable exe = build_kernel("game-of-life", {{"kx", kx}, {"ky", ky}, {"ITERS", iters}}, arch);
   std::vector<uint32_t> cells;
   for (const auto& row : board) cells.insert(cells.end(), row.begin(), row.end());
   runtime::host::SdkRuntime rt(exe);

@@ -43,7 +43,7 @@ xt::xarray<double> matmul(const xt::xarray<float>& a, const xt::xarray<float>& b
 }
 
 void run_case(const Shape& s, bool backdoor, double atol = 1e-6) {
-  const runtime::Executable exe =
+  const compiler::Executable exe =
       build_kernel("gemm-summa", {{"P", s.p}, {"Mt", s.mt}, {"Kt", s.kt}, {"Nt", s.nt}}, s.arch);
   const size_t m = size_t(s.p * s.mt), k = size_t(s.p * s.kt), n = size_t(s.p * s.nt);
   const xt::xarray<float> a = random_array({m, k}, uint32_t(3000 + s.p * 100 + s.mt * 10 + s.kt));

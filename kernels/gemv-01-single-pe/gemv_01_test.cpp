@@ -14,7 +14,7 @@ struct Case {
 };
 std::ostream& operator<<(std::ostream& o, const Case& c) { return o << c.arch << " " << c.M << "x" << c.N; }
 
-xt::xarray<float> run_gemv(const runtime::Executable& exe, const xt::xarray<float>& A, const xt::xarray<float>& x,
+xt::xarray<float> run_gemv(const compiler::Executable& exe, const xt::xarray<float>& A, const xt::xarray<float>& x,
                            const xt::xarray<float>& b, bool backdoor, uint64_t* cycles) {
   runtime::host::RuntimeOptions o;
   o.backdoor = backdoor;
@@ -36,7 +36,7 @@ class Gemv01 : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Gemv01, MatchesReference) {
   const Case c = GetParam();
-  const runtime::Executable exe = build_kernel("gemv-01-single-pe", {{"M", c.M}, {"N", c.N}}, c.arch);
+  const compiler::Executable exe = build_kernel("gemv-01-single-pe", {{"M", c.M}, {"N", c.N}}, c.arch);
   const xt::xarray<float> A = random_array({size_t(c.M), size_t(c.N)}, 1);
   const xt::xarray<float> x = random_array({size_t(c.N)}, 2);
   const xt::xarray<float> b = random_array({size_t(c.M)}, 3);
@@ -56,7 +56,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, Gemv01,
                          });
 
 TEST(Gemv01Backdoor, SameResultWithoutMemcpyCycles) {
-  const runtime::Executable exe = build_kernel("gemv-01-single-pe", {{"M", 8}, {"N", 5}});
+  const compiler::Executable exe = build_kernel("gemv-01-single-pe", {{"M", 8}, {"N", 5}});
   const xt::xarray<float> A = random_array({8, 5}, 11), x = random_array({5}, 12), b = random_array({8}, 13);
   uint64_t fabric = 0, backdoor = 0;
   const xt::xarray<float> y1 = run_gemv(exe, A, x, b, false, &fabric);
@@ -78,7 +78,7 @@ namespace {
 TEST(Gemv01Half, MatchesReferenceWithinHalfPrecision) {
   for (const std::string arch : {"wse2", "wse3"}) {
     const int M = 12, N = 10;
-    const runtime::Executable exe = build_kernel("gemv-01-single-pe", {{"M", M}, {"N", N}}, arch, "layout_f16.wsl");
+    const compiler::Executable exe = build_kernel("gemv-01-single-pe", {{"M", M}, {"N", N}}, arch, "layout_f16.wsl");
     const xt::xarray<float> A = to_half_precision(random_array({size_t(M), size_t(N)}, 71));
     const xt::xarray<float> x = to_half_precision(random_array({size_t(N)}, 72));
     const xt::xarray<float> b = to_half_precision(random_array({size_t(M)}, 73));

@@ -7,7 +7,7 @@ namespace wsemu::testing {
 namespace {
 
 void run_row(size_t M, size_t N, size_t width, runtime::host::MemcpyOrder order) {
-  const runtime::Executable exe =
+  const compiler::Executable exe =
       build_kernel("gemv-05-multiple-pes", {{"M", int64_t(M)}, {"N", int64_t(N)}, {"pes", int64_t(width)}});
   const xt::xarray<float> A = random_array({width, M, N}, 51), x = random_array({width, N}, 52),
                           b = random_array({width, M}, 53);

@@ -15,7 +15,7 @@ class Gemv08 : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Gemv08, MatchesReference) {
   const Case c = GetParam();
-  const runtime::Executable exe =
+  const compiler::Executable exe =
       build_kernel("gemv-08-routes-3",
                    {{"M", int64_t(c.M)}, {"N", int64_t(c.N)}, {"kx", int64_t(c.kx)}, {"ky", int64_t(c.ky)}}, c.arch);
   const xt::xarray<float> A = random_array({c.M, c.N}, 21), x = random_array({c.N}, 22), b = random_array({c.M}, 23);

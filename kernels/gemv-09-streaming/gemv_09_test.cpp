@@ -18,7 +18,7 @@ class Gemv09 : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Gemv09, StreamsMatchReference) {
   const Case c = GetParam();
-  const runtime::Executable exe =
+  const compiler::Executable exe =
       build_kernel("gemv-09-streaming",
                    {{"M", int64_t(c.M)}, {"N", int64_t(c.N)}, {"kx", int64_t(c.kx)}, {"ky", int64_t(c.ky)}}, c.arch);
   const xt::xarray<float> A = random_array({c.M, c.N}, 61), x = random_array({c.N}, 62), b = random_array({c.M}, 63);

@@ -23,7 +23,7 @@ std::ostream& operator<<(std::ostream& o, const Case& c) {
 }
 
 void run_case(const Case& c) {
-  const runtime::Executable exe = build_kernel(
+  const compiler::Executable exe = build_kernel(
       "gemv-checkerboard-fp16",
       {{"M", int64_t(c.M)}, {"N", int64_t(c.N)}, {"kx", int64_t(c.kx)}, {"ky", int64_t(c.ky)}}, c.arch);
   const xt::xarray<float> A = to_half_precision(random_array({c.M, c.N}, 81));

@@ -38,7 +38,7 @@ class Mandelbrot : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Mandelbrot, CountsEqualTheHostLoop) {
   const Case c = GetParam();
-  const runtime::Executable exe = build_kernel(
+  const compiler::Executable exe = build_kernel(
       "mandelbrot", {{"kx", c.kx}, {"ky", c.ky}, {"W_IMG", c.w}, {"H_IMG", c.h}, {"MAX_ITER", c.max_iter}}, c.arch);
   const std::vector<float> r = region(c);
   std::vector<uint32_t> reg;

@@ -29,7 +29,7 @@ std::vector<uint32_t> stream_values(int size, uint32_t seed) {
 
 // Runs start, the H2D stream, drain, the D2H stream; returns what came back.
 std::vector<uint32_t> run_pipeline(int size, const std::vector<uint32_t>& in, uint64_t* cycles = nullptr) {
-  const runtime::Executable exe = build_kernel("pipeline-01-basic", {{"SIZE", size}});
+  const compiler::Executable exe = build_kernel("pipeline-01-basic", {{"SIZE", size}});
   runtime::host::SdkRuntime rt(exe);
   rt.load();
   MemcpyOptions stream;

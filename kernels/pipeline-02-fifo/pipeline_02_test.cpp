@@ -12,7 +12,7 @@ namespace {
 using runtime::host::MemcpyOptions;
 
 void check(int size, int fifo_cap, uint32_t seed) {
-  const runtime::Executable exe = build_kernel("pipeline-02-fifo", {{"SIZE", size}, {"FIFO_CAP", fifo_cap}});
+  const compiler::Executable exe = build_kernel("pipeline-02-fifo", {{"SIZE", size}, {"FIFO_CAP", fifo_cap}});
   std::mt19937 gen(seed);
   std::vector<uint32_t> in(static_cast<size_t>(size));
   for (uint32_t& x : in) x = gen() & 0xFFFF;

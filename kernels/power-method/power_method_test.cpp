@@ -14,7 +14,7 @@ class PowerMethod : public ::testing::TestWithParam<Case> {};
 TEST_P(PowerMethod, MatchesTheHostIteration) {
   const Case c = GetParam();
   const size_t kx = size_t(c.kx), ky = size_t(c.ky), z = size_t(c.z);
-  const runtime::Executable exe =
+  const compiler::Executable exe =
       build_kernel("power-method", {{"kx", c.kx}, {"ky", c.ky}, {"Z", c.z}, {"ITERS", c.iters}}, c.arch);
   const xt::xarray<float> coeff = stencil7::make_coefficients(kx, ky, z, 4001, 1.0);
   const xt::xarray<float> x0 = random_array({ky, kx, z}, 4002);

@@ -17,7 +17,7 @@ class Residual : public ::testing::TestWithParam<Grid> {};
 
 TEST_P(Residual, InfNormOfTheResidual) {
   const Grid g = GetParam();
-  const runtime::Executable exe =
+  const compiler::Executable exe =
       build_kernel("residual", {{"PW", g.pw}, {"PH", g.ph}, {"MT", g.mt}, {"NT", g.nt}}, g.arch);
   const size_t m = size_t(g.ph * g.mt), n = size_t(g.pw * g.nt);
   const uint32_t seed = uint32_t(5000 + 97 * g.pw + 13 * g.ph + g.mt);

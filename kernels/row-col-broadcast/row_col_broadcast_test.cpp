@@ -19,7 +19,7 @@ class RowColBroadcast : public ::testing::TestWithParam<Grid> {};
 
 TEST_P(RowColBroadcast, EveryPeGetsItsRowAndColumn) {
   const Grid g = GetParam();
-  const runtime::Executable exe = build_kernel("row-col-broadcast", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch);
+  const compiler::Executable exe = build_kernel("row-col-broadcast", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch);
   const size_t pw = size_t(g.pw), ph = size_t(g.ph), n = size_t(g.n);
   const xt::xarray<float> rows = random_array({ph, n}, uint32_t(7000 + g.pw * 10 + g.ph));
   const xt::xarray<float> cols = random_array({pw, n}, uint32_t(8000 + g.pw * 10 + g.ph));

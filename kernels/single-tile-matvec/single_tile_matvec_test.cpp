@@ -26,7 +26,7 @@ struct MatvecRun {
 uint64_t stamp(uint32_t lo, uint32_t hi) { return (uint64_t(hi & 0xFFFF) << 32) | lo; }
 
 MatvecRun run_matvec(const Case& c) {
-  const runtime::Executable exe =
+  const compiler::Executable exe =
       build_kernel("single-tile-matvec", {{"kx", c.kx}, {"ky", c.ky}, {"NB", c.nb}, {"ITERS", c.iters}}, c.arch);
   const size_t pes = size_t(c.kx * c.ky), nb = size_t(c.nb);
   MatvecRun r;

@@ -44,7 +44,7 @@ struct StencilRun {
 };
 
 StencilRun run_stencil(const Case& c, const xt::xarray<float>& grid, bool backdoor) {
-  const runtime::Executable exe = build_kernel(
+  const compiler::Executable exe = build_kernel(
       "stencil-2d-5pt", {{"kx", c.kx}, {"ky", c.ky}, {"M", c.m}, {"N", c.n}, {"ITERS", c.iters}});
   const size_t P = size_t(c.n) + 2, tile = (size_t(c.m) + 2) * P, pes = size_t(c.kx * c.ky);
   std::vector<uint32_t> padded(pes * tile, 0), coeff;

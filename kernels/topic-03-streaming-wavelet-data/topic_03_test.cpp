@@ -18,7 +18,7 @@ class Topic03 : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Topic03, SumOfStreamMatchesReference) {
   const Case c = GetParam();
-  const runtime::Executable exe = build_kernel("topic-03-streaming-wavelet-data", {}, "", c.layout);
+  const compiler::Executable exe = build_kernel("topic-03-streaming-wavelet-data", {}, "", c.layout);
   std::mt19937 gen(uint32_t(300 + c.n));
   std::vector<uint32_t> data(c.n);
   uint32_t expected = 0;

@@ -13,7 +13,7 @@ using runtime::host::MemcpyDataType;
 using runtime::host::MemcpyOptions;
 
 void run_case(int n, int nonzeros, int out_of_range, uint32_t seed) {
-  const runtime::Executable exe = build_kernel("topic-04-sparse-tensors", {{"N", n}});
+  const compiler::Executable exe = build_kernel("topic-04-sparse-tensors", {{"N", n}});
   std::mt19937 gen(seed);
   std::vector<uint32_t> wavelets;
   std::vector<uint16_t> expected(size_t(n), 0);

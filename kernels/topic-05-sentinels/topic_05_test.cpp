@@ -10,7 +10,7 @@ class Topic05 : public ::testing::TestWithParam<int> {};
 
 TEST_P(Topic05, SentinelClosesTheSum) {
   const int n = GetParam();
-  const runtime::Executable exe = build_kernel("topic-05-sentinels", {{"N", n}});
+  const compiler::Executable exe = build_kernel("topic-05-sentinels", {{"N", n}});
   const xt::xarray<float> values = random_array({size_t(n)}, uint32_t(500 + n));
   float in_order = 0;
   double exact = 0;

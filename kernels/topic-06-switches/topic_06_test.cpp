@@ -10,7 +10,7 @@ namespace {
 
 TEST(Topic06, OneColorReachesFourNeighboursAndWraps) {
   const int K = 3;
-  const runtime::Executable exe = build_kernel("topic-06-switches", {{"K", K}});
+  const compiler::Executable exe = build_kernel("topic-06-switches", {{"K", K}});
   std::mt19937 gen(600);
   std::vector<uint32_t> blocks(5 * K);
   for (uint32_t& v : blocks) v = gen();

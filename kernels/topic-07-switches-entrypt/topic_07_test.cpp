@@ -10,7 +10,7 @@ namespace {
 
 TEST(Topic07, ControlTasksGetTheirTagAfterTheBlock) {
   const int K = 3;
-  const runtime::Executable exe = build_kernel("topic-07-switches-entrypt", {{"K", K}});
+  const compiler::Executable exe = build_kernel("topic-07-switches-entrypt", {{"K", K}});
   std::mt19937 gen(700);
   std::vector<uint32_t> blocks(4 * K), tags(4);
   for (uint32_t& v : blocks) v = gen();

@@ -12,7 +12,7 @@ namespace {
 
 TEST(Topic08, EachReceiverKeepsItsQuarter) {
   const int receivers = 4, total = 3 * receivers;
-  const runtime::Executable exe = build_kernel("topic-08-filters", {});
+  const compiler::Executable exe = build_kernel("topic-08-filters", {});
   std::mt19937 gen(800);
   std::vector<uint32_t> values(static_cast<size_t>(total));
   for (uint32_t& v : values) v = gen() & 0xFFFF;

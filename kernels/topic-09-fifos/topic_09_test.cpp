@@ -9,7 +9,7 @@ namespace {
 using runtime::host::MemcpyOptions;
 
 void check(int n, int fifo_cap) {
-  const runtime::Executable exe = build_kernel("topic-09-fifos", {{"NUM_ELEMS", n}, {"FIFO_CAP", fifo_cap}});
+  const compiler::Executable exe = build_kernel("topic-09-fifos", {{"NUM_ELEMS", n}, {"FIFO_CAP", fifo_cap}});
   const xt::xarray<float> x = random_array({size_t(n)}, uint32_t(900 + n));
   runtime::host::SdkRuntime rt(exe);
   rt.load();

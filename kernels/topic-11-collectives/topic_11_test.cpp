@@ -16,7 +16,7 @@ class Topic11 : public ::testing::TestWithParam<Grid> {};
 
 TEST_P(Topic11, BroadcastScatterGatherReduce) {
   const Grid g = GetParam();
-  const runtime::Executable exe = build_kernel("topic-11-collectives", {{"PW", g.pw}, {"PH", g.ph}, {"C", g.c}}, g.arch);
+  const compiler::Executable exe = build_kernel("topic-11-collectives", {{"PW", g.pw}, {"PH", g.ph}, {"C", g.c}}, g.arch);
   const size_t pw = size_t(g.pw), ph = size_t(g.ph), c = size_t(g.c), len = c * std::max(pw, ph);
   const xt::xarray<float> x = random_array({ph, pw, c}, 1101), s = random_array({ph, pw, len}, 1102);
   runtime::host::SdkRuntime rt(exe);

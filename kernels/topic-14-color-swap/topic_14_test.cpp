@@ -9,7 +9,7 @@ namespace wsemu::testing {
 namespace {
 
 void check(int width, const std::vector<uint32_t>& values) {
-  const runtime::Executable exe = build_kernel("topic-14-color-swap", {{"WIDTH", width}});
+  const compiler::Executable exe = build_kernel("topic-14-color-swap", {{"WIDTH", width}});
   runtime::host::SdkRuntime rt(exe);
   rt.load();
   runtime::host::MemcpyOptions stream;

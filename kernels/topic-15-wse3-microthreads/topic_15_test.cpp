@@ -11,7 +11,7 @@ using runtime::host::HostError;
 
 TEST(Topic15, ExplicitMicrothreadsCarryTwoTransfersAtOnce) {
   const int n = 8;
-  const runtime::Executable exe = build_kernel("topic-15-wse3-microthreads", {{"N", n}});
+  const compiler::Executable exe = build_kernel("topic-15-wse3-microthreads", {{"N", n}});
   const xt::xarray<float> x = random_array({size_t(n)}, 1501), w = random_array({size_t(n)}, 1502);
   runtime::host::SdkRuntime rt(exe);
   rt.load();
@@ -28,7 +28,7 @@ TEST(Topic15, ExplicitMicrothreadsCarryTwoTransfersAtOnce) {
 }
 
 TEST(Topic15, TwoOperationsOnOneMicrothreadAreAKernelError) {
-  const runtime::Executable exe = build_kernel("topic-15-wse3-microthreads", {{"N", 8}, {"SAME_UT", 1}});
+  const compiler::Executable exe = build_kernel("topic-15-wse3-microthreads", {{"N", 8}, {"SAME_UT", 1}});
   runtime::host::SdkRuntime rt(exe);
   rt.load();
   try {

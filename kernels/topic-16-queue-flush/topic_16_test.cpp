@@ -10,7 +10,7 @@ using runtime::host::HostError;
 
 TEST(Topic16, FlushedQueueCarriesTheSecondColor) {
   const int n = 6;
-  const runtime::Executable exe = build_kernel("topic-16-queue-flush", {{"N", n}});
+  const compiler::Executable exe = build_kernel("topic-16-queue-flush", {{"N", n}});
   const xt::xarray<float> a = random_array({size_t(n)}, 1601), b = random_array({size_t(n)}, 1602);
   runtime::host::SdkRuntime rt(exe);
   rt.load();
@@ -30,7 +30,7 @@ TEST(Topic16, FlushedQueueCarriesTheSecondColor) {
 }
 
 TEST(Topic16, RebindingWithoutFlushIsAKernelError) {
-  const runtime::Executable exe = build_kernel("topic-16-queue-flush", {{"N", 6}, {"FLUSH", 0}});
+  const compiler::Executable exe = build_kernel("topic-16-queue-flush", {{"N", 6}, {"FLUSH", 0}});
   runtime::host::SdkRuntime rt(exe);
   rt.load();
   rt.launch("receive");

@@ -14,7 +14,7 @@ constexpr int kRow = 4;  // the layout's row: one control wavelet carries 4 rout
 
 TEST(TopicTeardown, OneColorCarriesBothBroadcasts) {
   const int n = 5;
-  const runtime::Executable exe = build_kernel("topic-teardown", {{"N", n}});
+  const compiler::Executable exe = build_kernel("topic-teardown", {{"N", n}});
   const xt::xarray<float> a = random_array({size_t(n)}, 2901), b = random_array({size_t(n)}, 2902);
   runtime::host::SdkRuntime rt(exe);
   rt.load();
@@ -39,7 +39,7 @@ TEST(TopicTeardown, OneColorCarriesBothBroadcasts) {
 }
 
 TEST(TopicTeardown, WithoutTdexitTheHangReportNamesTheTeardown) {
-  const runtime::Executable exe = build_kernel("topic-teardown", {{"N", 5}, {"TDEXIT", 0}});
+  const compiler::Executable exe = build_kernel("topic-teardown", {{"N", 5}, {"TDEXIT", 0}});
   runtime::host::SdkRuntime rt(exe);
   rt.load();
   try {

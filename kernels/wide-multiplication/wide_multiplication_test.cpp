@@ -32,7 +32,7 @@ std::vector<uint32_t> to_words(u128 v) {
 }
 
 TEST(WideMultiplication, MatchesReference) {
-  const runtime::Executable exe = build_kernel("wide-multiplication", {{"WORDS", 8}});
+  const compiler::Executable exe = build_kernel("wide-multiplication", {{"WORDS", 8}});
   std::mt19937_64 gen(101);
   const u128 ones = ~u128(0);
   std::vector<std::pair<u128, u128>> cases = {{ones, ones}, {0, ones}, {1, ones}, {ones, u128(1) << 127}};

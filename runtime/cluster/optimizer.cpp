@@ -1,14 +1,9 @@
 #include "runtime/cluster/optimizer.hpp"
 
 #include <fmt/format.h>
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include <cmath>
 #include <numbers>
-#include <xtensor/xadapt.hpp>
-#include <xtensor/xmath.hpp>
-#include <xtensor/xnoalias.hpp>
 
 namespace wsemu::cluster {
 
@@ -51,98 +46,53 @@ std::string optimizer_kind_name(pb::OptimizerKind kind) {
 
 int optimizer_slot_count(pb::OptimizerKind kind) {
   switch (kind) {
-    case pb::MOMENTUM:
-      return 1;
+    case pb::MOMENTUM: return train::optimizer_slot_count(train::OptimizerKind::momentum);
     case pb::ADAM:
-    case pb::ADAMW:
-      return 2;
-    default:
-      return 0;
+    case pb::ADAMW: return train::optimizer_slot_count(train::OptimizerKind::adam);
+    default: return 0;
   }
 }
 
-namespace {
-
-// Scalars of one update, rounded to fp32 once.
-struct UpdateScalars {
-  float lr, mu, b1, b2, one_minus_b1, one_minus_b2, c1, c2, eps, wd, scale;
-};
-
-template <class V>
-auto adapt(V* data, size_t n) {
-  return xt::adapt(data, n, xt::no_ownership(), std::array<size_t, 1>{n});
-}
-
-// One contiguous range [begin, end) of the update. Element-wise only, so any split gives the
-// same bits.
-void update_range(pb::OptimizerKind kind, const UpdateScalars& s, float* w, float* m, float* v,
-                  const float* grad, size_t n) {
-  auto W = adapt(w, n);
-  auto G0 = adapt(grad, n);
-  xt::xtensor<float, 1> g = G0 * s.scale;
-  if (kind != pb::ADAMW && s.wd != 0.0f) g = g + s.wd * W;
-  switch (kind) {
-    case pb::SGD:
-      xt::noalias(W) = W - s.lr * g;
-      break;
-    case pb::MOMENTUM: {
-      auto Vel = adapt(m, n);
-      xt::noalias(Vel) = s.mu * Vel + g;
-      xt::noalias(W) = W - s.lr * Vel;
-      break;
-    }
-    case pb::ADAM:
-    case pb::ADAMW: {
-      auto M = adapt(m, n);
-      auto Vv = adapt(v, n);
-      xt::noalias(M) = s.b1 * M + s.one_minus_b1 * g;
-      xt::noalias(Vv) = s.b2 * Vv + s.one_minus_b2 * (g * g);
-      xt::xtensor<float, 1> step = (M / s.c1) / (xt::sqrt(Vv / s.c2) + s.eps);
-      if (kind == pb::ADAMW && s.wd != 0.0f) step = step + s.wd * W;
-      xt::noalias(W) = W - s.lr * step;
-      break;
-    }
-    default:
-      break;
+train::OptimizerConfig to_train_optimizer(const pb::OptimizerConfig& config) {
+  train::OptimizerConfig out;
+  switch (config.kind()) {
+    case pb::MOMENTUM: out.kind = train::OptimizerKind::momentum; break;
+    case pb::ADAM: out.kind = train::OptimizerKind::adam; break;
+    case pb::ADAMW: out.kind = train::OptimizerKind::adamw; break;
+    default: out.kind = train::OptimizerKind::sgd; break;
   }
+  out.learning_rate = config.lr();
+  out.momentum = config.momentum();
+  out.beta1 = config.beta1();
+  out.beta2 = config.beta2();
+  out.epsilon = config.eps();
+  out.weight_decay = config.weight_decay();
+  return out;
 }
 
-}  // namespace
+pb::OptimizerConfig to_optimizer_message(const train::OptimizerConfig& config, float grad_scale) {
+  pb::OptimizerConfig out;
+  switch (config.kind) {
+    case train::OptimizerKind::sgd: out.set_kind(pb::SGD); break;
+    case train::OptimizerKind::momentum: out.set_kind(pb::MOMENTUM); break;
+    case train::OptimizerKind::adam: out.set_kind(pb::ADAM); break;
+    case train::OptimizerKind::adamw: out.set_kind(pb::ADAMW); break;
+  }
+  out.set_lr(config.learning_rate);
+  out.set_momentum(config.momentum);
+  out.set_beta1(config.beta1);
+  out.set_beta2(config.beta2);
+  out.set_eps(config.epsilon);
+  out.set_weight_decay(config.weight_decay);
+  out.set_grad_scale(grad_scale);
+  return out;
+}
 
 void apply_update(const pb::OptimizerConfig& config, uint64_t updates_applied,
                   std::span<float> weights, std::span<float> slot1, std::span<float> slot2,
                   std::span<const float> gradient) {
-  const size_t n = weights.size();
-  if (gradient.size() != n) throw std::invalid_argument("gradient and weights differ in size");
-  const int slots = optimizer_slot_count(config.kind());
-  if ((slots >= 1 && slot1.size() != n) || (slots >= 2 && slot2.size() != n)) {
-    throw std::invalid_argument("optimizer state does not match the weights' size");
-  }
-  const double t = static_cast<double>(updates_applied + 1);
-  UpdateScalars s{};
-  s.lr = config.lr();
-  s.mu = config.momentum();
-  s.b1 = config.beta1();
-  s.b2 = config.beta2();
-  s.one_minus_b1 = 1.0f - s.b1;
-  s.one_minus_b2 = 1.0f - s.b2;
-  s.c1 = static_cast<float>(1.0 - std::pow(static_cast<double>(s.b1), t));
-  s.c2 = static_cast<float>(1.0 - std::pow(static_cast<double>(s.b2), t));
-  s.eps = config.eps();
-  s.wd = config.weight_decay();
-  s.scale = config.grad_scale();
-  const pb::OptimizerKind kind = config.kind();
-  constexpr size_t kGrain = 1 << 16;
-  auto run = [&](size_t begin, size_t end) {
-    update_range(kind, s, weights.data() + begin, slots >= 1 ? slot1.data() + begin : nullptr,
-                 slots >= 2 ? slot2.data() + begin : nullptr, gradient.data() + begin, end - begin);
-  };
-  if (n <= kGrain) {
-    if (n) run(0, n);
-    return;
-  }
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, kGrain),
-                    [&](const tbb::blocked_range<size_t>& r) { run(r.begin(), r.end()); });
+  train::apply_optimizer_step(to_train_optimizer(config), config.grad_scale(), updates_applied, weights,
+                              slot1, slot2, gradient);
 }
 
 uint64_t splitmix64(uint64_t x) {

@@ -1,18 +1,9 @@
-// The optimizers MemoryX applies (SGD, momentum, Adam, AdamW) and the seeded initial-value
-// rules of InitTensor.
+// The optimizers MemoryX applies (SGD, momentum, Adam, AdamW) as its wire message names them, and
+// the seeded initial-value rules of InitTensor.
 //
-// Contract: apply_update() is deterministic: every element is computed in fp32 in exactly the
-// order written below, independently of the others, so the result does not depend on how the
-// work is split (large tensors are split across threads). With g = grad_scale * G (G the summed
-// gradient) and t = updates applied so far + 1:
-//   SGD       g' = g + wd*w;                       w = w - lr*g'
-//   MOMENTUM  g' = g + wd*w;  v = mu*v + g';       w = w - lr*v
-//   ADAM      g' = g + wd*w;  m = b1*m + (1-b1)*g';  v = b2*v + (1-b2)*(g'*g')
-//             w = w - lr * ((m / c1) / (sqrt(v / c2) + eps))
-//   ADAMW     as ADAM with g' = g, then       w = w - lr * ((m / c1) / (sqrt(v / c2) + eps) + wd*w)
-// where c1 = float(1 - double(b1)^t), c2 = float(1 - double(b2)^t), (1-b1) and (1-b2) are
-// rounded to fp32 once, and "+ wd*w" is skipped entirely when wd == 0. The w on the right of
-// ADAMW's last line is the value before the update. Nothing here does I/O.
+// Contract: the update formulas are defined once, in runtime/train/optimizer.hpp (the reference
+// trainer uses the same function); apply_update() converts the message to that plain struct and
+// applies it, so MemoryX and the reference agree bit for bit. Nothing here does I/O.
 #pragma once
 
 #include <cstdint>
@@ -21,6 +12,7 @@
 #include <vector>
 
 #include "runtime/cluster/protocol.hpp"
+#include "runtime/train/optimizer.hpp"
 
 namespace wsemu::cluster {
 
@@ -35,7 +27,12 @@ std::string optimizer_kind_name(pb::OptimizerKind kind);
 // Optimizer slots a kind keeps per element: 0 (SGD), 1 (momentum), 2 (Adam, AdamW).
 int optimizer_slot_count(pb::OptimizerKind kind);
 
-// Applies one update in place. slot1/slot2 must have the weights' size when the kind uses them.
+// The plain settings of a message (kind OPTIMIZER_DEFAULT as SGD; resolve it first), and the
+// message for plain settings with every field set explicitly (no node defaults apply).
+train::OptimizerConfig to_train_optimizer(const pb::OptimizerConfig& config);
+pb::OptimizerConfig to_optimizer_message(const train::OptimizerConfig& config, float grad_scale);
+
+// Applies one update in place (train::apply_optimizer_step). slot1/slot2 must have the weights' size when the kind uses them.
 // `updates_applied` is the number of earlier updates (Adam's t - 1).
 void apply_update(const pb::OptimizerConfig& config, uint64_t updates_applied,
                   std::span<float> weights, std::span<float> slot1, std::span<float> slot2,

@@ -12,13 +12,13 @@
 namespace wsemu::runtime::host {
 namespace {
 
-emu::Direction to_emu(runtime::Direction d) {
+emu::Direction to_emu(compiler::Direction d) {
   switch (d) {
-    case runtime::Direction::NORTH: return emu::Direction::NORTH;
-    case runtime::Direction::SOUTH: return emu::Direction::SOUTH;
-    case runtime::Direction::EAST: return emu::Direction::EAST;
-    case runtime::Direction::WEST: return emu::Direction::WEST;
-    case runtime::Direction::RAMP: return emu::Direction::RAMP;
+    case compiler::Direction::NORTH: return emu::Direction::NORTH;
+    case compiler::Direction::SOUTH: return emu::Direction::SOUTH;
+    case compiler::Direction::EAST: return emu::Direction::EAST;
+    case compiler::Direction::WEST: return emu::Direction::WEST;
+    case compiler::Direction::RAMP: return emu::Direction::RAMP;
   }
   return emu::Direction::RAMP;
 }
@@ -26,7 +26,7 @@ emu::Direction to_emu(runtime::Direction d) {
 emu::DirectionMask to_emu(DirectionSet set) {
   emu::DirectionMask m = 0;
   for (int d = 0; d < kNumDirections; ++d)
-    if (set.contains(runtime::Direction(d))) m |= emu::bit(to_emu(runtime::Direction(d)));
+    if (set.contains(compiler::Direction(d))) m |= emu::bit(to_emu(compiler::Direction(d)));
   return m;
 }
 

@@ -32,9 +32,35 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "emulator/wafer.hpp"
-#include "runtime/executable/executable.hpp"
+#include "compiler/executable/executable.hpp"
 #include "runtime/host/host_channel.hpp"
 #include "runtime/host/host_error.hpp"
+
+namespace wsemu::runtime {
+// The host side speaks the executable's vocabulary (compiler/executable).
+using compiler::ColorRoute;
+using compiler::ConfigRun;
+using compiler::Direction;
+using compiler::DirectionSet;
+using compiler::Executable;
+using compiler::HostFunction;
+using compiler::HostSymbol;
+using compiler::NamedColor;
+using compiler::ParamSet;
+using compiler::PeConfig;
+using compiler::Program;
+using compiler::Rect;
+using compiler::RouteSet;
+using compiler::SwitchPosition;
+using compiler::direction_name;
+using compiler::kFirmwareSramReserve;
+using compiler::kFirstFirmwareColor;
+using compiler::kNumDirections;
+using compiler::kNumRoutableColors;
+using compiler::kPeSramBytes;
+using compiler::kProgramSramLimit;
+using compiler::opposite;
+}  // namespace wsemu::runtime
 
 namespace wsemu::runtime::host {
 

@@ -5,7 +5,14 @@
 
 #include <fmt/format.h>
 
-#include "runtime/cluster/optimizer.hpp"
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <array>
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xmath.hpp>
+#include <xtensor/xnoalias.hpp>
+#include <xtensor/xtensor.hpp>
 
 namespace wsemu::train {
 
@@ -42,22 +49,98 @@ void OptimizerConfig::validate() const {
   }
 }
 
-cluster::pb::OptimizerConfig to_cluster_config(const OptimizerConfig& config, float grad_scale) {
-  cluster::pb::OptimizerConfig out;
-  switch (config.kind) {
-    case OptimizerKind::sgd: out.set_kind(cluster::pb::SGD); break;
-    case OptimizerKind::momentum: out.set_kind(cluster::pb::MOMENTUM); break;
-    case OptimizerKind::adam: out.set_kind(cluster::pb::ADAM); break;
-    case OptimizerKind::adamw: out.set_kind(cluster::pb::ADAMW); break;
+namespace {
+
+// Scalars of one update, rounded to fp32 once.
+struct UpdateScalars {
+  float lr, mu, b1, b2, one_minus_b1, one_minus_b2, c1, c2, eps, wd, scale;
+};
+
+template <class V>
+auto adapt(V* data, size_t n) {
+  return xt::adapt(data, n, xt::no_ownership(), std::array<size_t, 1>{n});
+}
+
+// One contiguous range [begin, end) of the update. Element-wise only, so any split gives the
+// same bits.
+void update_range(OptimizerKind kind, const UpdateScalars& s, float* w, float* m, float* v,
+                  const float* grad, size_t n) {
+  auto W = adapt(w, n);
+  auto G0 = adapt(grad, n);
+  xt::xtensor<float, 1> g = G0 * s.scale;
+  if (kind != OptimizerKind::adamw && s.wd != 0.0f) g = g + s.wd * W;
+  switch (kind) {
+    case OptimizerKind::sgd:
+      xt::noalias(W) = W - s.lr * g;
+      break;
+    case OptimizerKind::momentum: {
+      auto Vel = adapt(m, n);
+      xt::noalias(Vel) = s.mu * Vel + g;
+      xt::noalias(W) = W - s.lr * Vel;
+      break;
+    }
+    case OptimizerKind::adam:
+    case OptimizerKind::adamw: {
+      auto M = adapt(m, n);
+      auto Vv = adapt(v, n);
+      xt::noalias(M) = s.b1 * M + s.one_minus_b1 * g;
+      xt::noalias(Vv) = s.b2 * Vv + s.one_minus_b2 * (g * g);
+      xt::xtensor<float, 1> step = (M / s.c1) / (xt::sqrt(Vv / s.c2) + s.eps);
+      if (kind == OptimizerKind::adamw && s.wd != 0.0f) step = step + s.wd * W;
+      xt::noalias(W) = W - s.lr * step;
+      break;
+    }
+    default:
+      break;
   }
-  out.set_lr(config.learning_rate);
-  out.set_momentum(config.momentum);
-  out.set_beta1(config.beta1);
-  out.set_beta2(config.beta2);
-  out.set_eps(config.epsilon);
-  out.set_weight_decay(config.weight_decay);
-  out.set_grad_scale(grad_scale);
-  return out;
+}
+
+}  // namespace
+
+int optimizer_slot_count(OptimizerKind kind) {
+  switch (kind) {
+    case OptimizerKind::sgd: return 0;
+    case OptimizerKind::momentum: return 1;
+    case OptimizerKind::adam:
+    case OptimizerKind::adamw: return 2;
+  }
+  return 0;
+}
+
+void apply_optimizer_step(const OptimizerConfig& config, float grad_scale, uint64_t updates_applied,
+                          std::span<float> weights, std::span<float> slot1, std::span<float> slot2,
+                          std::span<const float> gradient) {
+  const size_t n = weights.size();
+  if (gradient.size() != n) throw std::invalid_argument("gradient and weights differ in size");
+  const int slots = optimizer_slot_count(config.kind);
+  if ((slots >= 1 && slot1.size() != n) || (slots >= 2 && slot2.size() != n)) {
+    throw std::invalid_argument("optimizer state does not match the weights' size");
+  }
+  const double t = static_cast<double>(updates_applied + 1);
+  UpdateScalars s{};
+  s.lr = config.learning_rate;
+  s.mu = config.momentum;
+  s.b1 = config.beta1;
+  s.b2 = config.beta2;
+  s.one_minus_b1 = 1.0f - s.b1;
+  s.one_minus_b2 = 1.0f - s.b2;
+  s.c1 = static_cast<float>(1.0 - std::pow(static_cast<double>(s.b1), t));
+  s.c2 = static_cast<float>(1.0 - std::pow(static_cast<double>(s.b2), t));
+  s.eps = config.epsilon;
+  s.wd = config.weight_decay;
+  s.scale = grad_scale;
+  const OptimizerKind kind = config.kind;
+  constexpr size_t kGrain = 1 << 16;
+  auto run = [&](size_t begin, size_t end) {
+    update_range(kind, s, weights.data() + begin, slots >= 1 ? slot1.data() + begin : nullptr,
+                 slots >= 2 ? slot2.data() + begin : nullptr, gradient.data() + begin, end - begin);
+  };
+  if (n <= kGrain) {
+    if (n) run(0, n);
+    return;
+  }
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, kGrain),
+                    [&](const tbb::blocked_range<size_t>& r) { run(r.begin(), r.end()); });
 }
 
 void optimizer_update(const OptimizerConfig& config, OptimizerSlots& slots, std::span<float> weights,
@@ -75,8 +158,8 @@ void optimizer_update(const OptimizerConfig& config, OptimizerSlots& slots, std:
   };
   size_slot(slots.slot1, velocity, "slot 1 (velocity / first moment)");
   size_slot(slots.slot2, second_moment, "slot 2 (second moment)");
-  cluster::apply_update(to_cluster_config(config, grad_scale), slots.updates_applied, weights, slots.slot1,
-                        slots.slot2, gradient_sum);
+  apply_optimizer_step(config, grad_scale, slots.updates_applied, weights, slots.slot1, slots.slot2,
+                       gradient_sum);
   slots.updates_applied += 1;
 }
 

@@ -17,6 +17,7 @@
 
 #include "runtime/cluster/cluster_client.hpp"
 #include "runtime/cluster/local_cluster.hpp"
+#include "runtime/cluster/optimizer.hpp"
 #include "runtime/cluster/protocol.hpp"
 #include "runtime/train/data_order.hpp"
 #include "runtime/train/reference_trainer.hpp"
@@ -185,7 +186,7 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
   train::ModelParameters initial = train::initialize_parameters(spec, run.seed);
   if (run.sparsity > 0.0) train::apply_sparsity_mask(initial, train::make_sparsity_mask(spec, run.sparsity, run.seed));
   const float grad_scale = 1.0f / static_cast<float>(run.batch);
-  const cluster::pb::OptimizerConfig optimizer = train::to_cluster_config(options.optimizer, grad_scale);
+  const cluster::pb::OptimizerConfig optimizer = cluster::to_optimizer_message(options.optimizer, grad_scale);
   std::vector<uint64_t> next_steps;
   {
     const auto tensors = tensors_of(initial);

@@ -9,8 +9,9 @@
 #include <fmt/format.h>
 
 #include "emulator/wafer.hpp"
+#include "firmware/data_paths.hpp"
 #include "firmware/memcpy_protocol.hpp"
-#include "runtime/layout/build.hpp"
+#include "compiler/layout/build.hpp"
 #include "runtime/wstrain/wstrain_paths.hpp"
 
 namespace wsemu::wstrain {
@@ -31,8 +32,7 @@ constexpr uint32_t kNoLabel = 0xFFFFFFFFu;
 
 std::string kernel_folder(const SessionOptions& options) {
   if (!options.kernel_dir.empty()) return options.kernel_dir;
-  if (const char* env = std::getenv("WSEMU_WS_KERNEL_DIR"); env != nullptr && *env != '\0') return env;
-  return kKernelSourceDir;
+  return firmware::data_dir("kernels/weight-streaming", "WSEMU_WS_KERNEL_DIR", kKernelSourceDir);
 }
 
 }  // namespace
@@ -41,13 +41,13 @@ WaferSession::WaferSession(WaferPlan plan, SessionOptions options) : plan_(std::
   layout_path_ = (std::filesystem::path(kernel_folder(options_)) / "layout.wsl").string();
   if (!std::filesystem::exists(layout_path_))
     throw std::runtime_error(fmt::format("weight-streaming layout {} not found (set $WSEMU_WS_KERNEL_DIR)", layout_path_));
-  runtime::layout::BuildOptions build;
+  compiler::layout::BuildOptions build;
   build.params = plan_.build_params();
   build.include_dirs = {firmware::include_dir()};
-  runtime::layout::BuildResult built = runtime::layout::build_layout_file(layout_path_, build);
+  compiler::layout::BuildResult built = compiler::layout::build_layout_file(layout_path_, build);
   if (!built.ok())
     throw std::runtime_error(fmt::format("building {} for {} failed:\n{}", layout_path_, plan_.describe(),
-                                         runtime::layout::format_diagnostics(built.diagnostics)));
+                                         compiler::layout::format_diagnostics(built.diagnostics)));
   const isa::Symbol* acts = built.executable->programs.at(0).object.find_symbol("acts");
   if (acts == nullptr) throw std::runtime_error("ws_pe.wsa has no symbol 'acts'");
   acts_base_ = acts->address;

@@ -149,4 +149,28 @@ TEST(ClusterOptimizer, InitRules) {
 }
 
 }  // namespace
+
+TEST(ClusterOptimizer, MessageCarriesEveryPlainSetting) {
+  const auto message = to_optimizer_message({.kind = train::OptimizerKind::momentum, .learning_rate = 0.5f, .momentum = 0.8f,
+                                     .beta1 = 0.7f, .beta2 = 0.6f, .epsilon = 1e-3f, .weight_decay = 0.2f},
+                                    0.125f);
+  EXPECT_EQ(message.kind(), pb::MOMENTUM);
+  EXPECT_EQ(message.lr(), 0.5f);
+  EXPECT_EQ(message.momentum(), 0.8f);
+  EXPECT_EQ(message.beta1(), 0.7f);
+  EXPECT_EQ(message.beta2(), 0.6f);
+  EXPECT_EQ(message.eps(), 1e-3f);
+  EXPECT_EQ(message.weight_decay(), 0.2f);
+  EXPECT_EQ(message.grad_scale(), 0.125f);
+  // and back: the plain settings MemoryX applies are the ones sent
+  const train::OptimizerConfig plain = to_train_optimizer(message);
+  EXPECT_EQ(plain.kind, train::OptimizerKind::momentum);
+  EXPECT_EQ(plain.learning_rate, 0.5f);
+  EXPECT_EQ(plain.momentum, 0.8f);
+  EXPECT_EQ(plain.beta1, 0.7f);
+  EXPECT_EQ(plain.beta2, 0.6f);
+  EXPECT_EQ(plain.epsilon, 1e-3f);
+  EXPECT_EQ(plain.weight_decay, 0.2f);
+}
+
 }  // namespace wsemu::cluster

@@ -15,6 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct Result {
   int code = -1;
@@ -95,8 +96,12 @@ TEST_F(Cli, CheckPassesAndFailsNamingTheWorstElement) {
   EXPECT_THAT(bad.output, HasSubstr("worst y[2]: got"));
   std::ifstream junit(path("bad.xml"));
   const std::string xml((std::istreambuf_iterator<char>(junit)), {});
-  EXPECT_THAT(xml, HasSubstr("failures=\"1\""));
-  EXPECT_THAT(xml, HasSubstr("<failure message="));
+  // The common JUnit schema's attributes on both levels; the run itself passed, y failed.
+  EXPECT_THAT(xml, HasSubstr("<testsuites name=\"wsemu check\" tests=\"2\" failures=\"1\" errors=\"0\" time=\""));
+  EXPECT_THAT(xml, HasSubstr("tests=\"2\" failures=\"1\" errors=\"0\" time=\""));
+  EXPECT_THAT(xml, HasSubstr("skipped=\"0\""));
+  EXPECT_THAT(xml, HasSubstr("<testcase classname=\"k\" name=\"run\" time=\""));
+  EXPECT_THAT(xml, HasSubstr("<failure type=\"mismatch\" message=\"1 of 4 elements differ"));
 }
 
 TEST_F(Cli, BackdoorGivesTheSameAnswer) {
@@ -134,6 +139,16 @@ TEST_F(Cli, HangAndFaultHaveTheirReportsAndExitCodes) {
   EXPECT_EQ(r.code, 4) << r.output;
   EXPECT_THAT(r.output, HasSubstr("hang at cycle"));
   EXPECT_THAT(r.output, HasSubstr("PE(1,1)"));
+  // In JUnit a hang is an <error> (the check could not be carried out), not a <failure>, and
+  // the multi-line report is the element's text, its first line the message.
+  r = sh(wsemu_ + " check " + exe + " --launch hang --expect v=" + path("y_ref.npy") + " --junit " + path("hang.xml"));
+  EXPECT_EQ(r.code, 4) << r.output;
+  std::ifstream junit(path("hang.xml"));
+  const std::string xml((std::istreambuf_iterator<char>(junit)), {});
+  EXPECT_THAT(xml, HasSubstr("tests=\"1\" failures=\"0\" errors=\"1\""));
+  EXPECT_THAT(xml, HasSubstr("<error type=\"hang\" message=\"hang at cycle"));
+  EXPECT_THAT(xml, HasSubstr("PE(1,1)"));
+  EXPECT_THAT(xml, Not(HasSubstr("<failure")));
   r = sh(wsemu_ + " run " + exe + " --launch fault");
   EXPECT_EQ(r.code, 3) << r.output;
   EXPECT_THAT(r.output, HasSubstr("kernel error at PE(1,1)"));

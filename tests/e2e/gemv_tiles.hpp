@@ -37,7 +37,7 @@ struct TiledRun {
   uint64_t launch_cycles = 0;
 };
 
-inline TiledRun run_tiled_gemv(const runtime::Executable& exe, const xt::xarray<float>& A,
+inline TiledRun run_tiled_gemv(const compiler::Executable& exe, const xt::xarray<float>& A,
                                const xt::xarray<float>& x, const xt::xarray<float>& b, size_t kx, size_t ky,
                                runtime::host::RuntimeOptions options = {}) {
   const size_t M = b.size(), N = x.size();

@@ -24,7 +24,7 @@
 
 #include "isa/fp16.hpp"
 #include "firmware/memcpy_protocol.hpp"
-#include "runtime/layout/build.hpp"
+#include "compiler/layout/build.hpp"
 
 namespace wsemu::testing {
 
@@ -39,14 +39,14 @@ inline std::string bin_dir() {
 }
 
 // Builds kernels/<folder>/layout.wsl with the given parameters; throws with the diagnostics.
-inline runtime::Executable build_kernel(const std::string& folder, const std::map<std::string, int64_t>& params,
+inline compiler::Executable build_kernel(const std::string& folder, const std::map<std::string, int64_t>& params,
                                         const std::string& arch = "", const std::string& layout = "layout.wsl") {
-  runtime::layout::BuildOptions options;
+  compiler::layout::BuildOptions options;
   options.params = params;
   options.arch = arch;
   options.include_dirs = {firmware::include_dir()};
-  runtime::layout::BuildResult r =
-      runtime::layout::build_layout_file(source_dir() + "/kernels/" + folder + "/" + layout, options);
+  compiler::layout::BuildResult r =
+      compiler::layout::build_layout_file(source_dir() + "/kernels/" + folder + "/" + layout, options);
   if (!r.ok()) throw std::runtime_error("build of " + folder + " failed:\n" + format_diagnostics(r.diagnostics));
   return *r.executable;
 }

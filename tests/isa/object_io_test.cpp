@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <random>
 
+#include <unistd.h>
+
 #include "isa/object.pb.h"
 #include "isa/object_io.hpp"
 #include "tests/isa/test_support.hpp"
@@ -35,6 +37,26 @@ std::string message_of(std::string_view bytes) {
     return e.what();
   }
   return "(accepted)";
+}
+
+// Reproducible builds: `wsemu asm` of the same file in two folders gives the same bytes.
+TEST(ObjectIo, SameSourceInTwoFoldersGivesTheSameBytes) {
+  namespace fs = std::filesystem;
+  const fs::path root = fs::temp_directory_path() / ("wsemu_repro_" + std::to_string(::getpid()));
+  std::vector<std::string> objects;
+  for (const char* folder : {"a", "deeper/b"}) {
+    fs::create_directories(root / folder);
+    fs::copy_file(test::source_dir() + "/isa/examples/saxpy.wsa", root / folder / "saxpy.wsa",
+                  fs::copy_options::overwrite_existing);
+    const std::string out = (root / folder / "saxpy.wso").string();
+    const test::CommandResult r = test::run_command(test::bin_dir() + "/wsemu asm " + (root / folder / "saxpy.wsa").string() +
+                                                    " -o " + out + " --param N=16");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    objects.push_back(test::read_file(out));
+  }
+  fs::remove_all(root);
+  EXPECT_FALSE(objects[0].empty());
+  EXPECT_EQ(objects[0], objects[1]);
 }
 
 TEST(ObjectIo, RoundTripIsExact) {

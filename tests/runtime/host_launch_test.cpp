@@ -13,14 +13,14 @@ namespace {
 using runtime::host::HostError;
 using runtime::host::SdkRuntime;
 
-runtime::Executable build(const std::string& layout, std::map<std::string, int64_t> params = {},
+compiler::Executable build(const std::string& layout, std::map<std::string, int64_t> params = {},
                           const std::string& arch = "") {
-  runtime::layout::BuildOptions o;
+  compiler::layout::BuildOptions o;
   o.params = std::move(params);
   o.arch = arch;
   o.include_dirs = {firmware::include_dir()};
-  auto r = runtime::layout::build_layout_file(source_dir() + "/tests/runtime/host_kernels/" + layout, o);
-  if (!r.ok()) throw std::runtime_error(runtime::layout::format_diagnostics(r.diagnostics));
+  auto r = compiler::layout::build_layout_file(source_dir() + "/tests/runtime/host_kernels/" + layout, o);
+  if (!r.ok()) throw std::runtime_error(compiler::layout::format_diagnostics(r.diagnostics));
   return *r.executable;
 }
 

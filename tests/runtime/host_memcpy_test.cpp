@@ -16,12 +16,12 @@ using runtime::host::MemcpyOrder;
 using runtime::host::RuntimeOptions;
 using runtime::host::SdkRuntime;
 
-runtime::Executable echo(std::map<std::string, int64_t> params = {}) {
-  runtime::layout::BuildOptions o;
+compiler::Executable echo(std::map<std::string, int64_t> params = {}) {
+  compiler::layout::BuildOptions o;
   o.params = std::move(params);
   o.include_dirs = {firmware::include_dir()};
-  auto r = runtime::layout::build_layout_file(source_dir() + "/tests/runtime/host_kernels/echo.wsl", o);
-  if (!r.ok()) throw std::runtime_error(runtime::layout::format_diagnostics(r.diagnostics));
+  auto r = compiler::layout::build_layout_file(source_dir() + "/tests/runtime/host_kernels/echo.wsl", o);
+  if (!r.ok()) throw std::runtime_error(compiler::layout::format_diagnostics(r.diagnostics));
   return *r.executable;
 }
 
@@ -263,9 +263,9 @@ TEST(HostMemcpy, UsageErrorsAreClear) {
 }
 
 TEST(HostMemcpy, ProgramWithoutFirmwareIsNamed) {
-  runtime::layout::BuildOptions o;
-  auto r = runtime::layout::build_layout_file(source_dir() + "/tests/runtime/host_kernels/plain.wsl", o);
-  ASSERT_TRUE(r.ok()) << runtime::layout::format_diagnostics(r.diagnostics);
+  compiler::layout::BuildOptions o;
+  auto r = compiler::layout::build_layout_file(source_dir() + "/tests/runtime/host_kernels/plain.wsl", o);
+  ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
   SdkRuntime rt(*r.executable);
   rt.load();
   try {

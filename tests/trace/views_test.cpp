@@ -117,23 +117,28 @@ TEST_F(TraceViews, HeatmapPngDecodesWithTheDocumentedSize) {
   int w = 0, h = 0, channels = 0;
   unsigned char* pixels = stbi_load(png.c_str(), &w, &h, &channels, 3);
   ASSERT_NE(pixels, nullptr) << stbi_failure_reason();
-  // 2x1 fabric, 10 px per PE: width 4 * 20 + 5 * 8, height 8 + (10 + 24) + 28.
-  EXPECT_EQ(w, 4 * 20 + 40);
-  EXPECT_EQ(h, 8 + 34 + 28);
+  // 2x1 fabric, 10 px per PE: width 12 + 5 * 20 + 6 * 8; two rows (utilization, backpressure)
+  // of 16 + 10 + 12 + 8, the margin and the 48-pixel legend.
+  EXPECT_EQ(w, 12 + 5 * 20 + 48);
+  EXPECT_EQ(h, 8 + 2 * 46 + 48);
   // The E panel (second) colours P0.0's cell (used 2/15 of the cycles), not P1.0's.
   auto pixel = [&](int x, int y) {
     const unsigned char* p = pixels + (size_t(y) * size_t(w) + size_t(x)) * 3;
     return std::array<int, 3>{p[0], p[1], p[2]};
   };
-  const int e_left = 8 + 20 + 8, top = 8 + 16;
+  const int e_left = 12 + 8 + 20 + 8, top = 8 + 16;
   EXPECT_NE(pixel(e_left + 4, top + 4), pixel(e_left + 14, top + 4));
   EXPECT_EQ(pixel(e_left + 14, top + 4), (std::array<int, 3>{44, 44, 52})) << "no traffic on P1.0's east link";
+  // The fifth panel (to core): the wavelets enter P1.0's core by its RAMP; P0.0's gets none.
+  const int ramp_left = 12 + 8 + 4 * (20 + 8);
+  EXPECT_NE(pixel(ramp_left + 14, top + 4), (std::array<int, 3>{44, 44, 52})) << "P1.0's RAMP carries the wavelets";
+  EXPECT_EQ(pixel(ramp_left + 4, top + 4), (std::array<int, 3>{44, 44, 52})) << "nothing enters P0.0's core";
   stbi_image_free(pixels);
 
   // Per color: one row of panels per color asked for.
   o.colors = trace::parse_colors("3,4");
   const trace::Image two_rows = trace::render_heatmap(reader, o);
-  EXPECT_EQ(two_rows.height, 8 + 2 * 34 + 28);
+  EXPECT_EQ(two_rows.height, 8 + 4 * 46 + 48);
 }
 
 // Backpressure as events: burst.wsa sends six wavelets back to back into accumulator.wsa,
@@ -191,6 +196,18 @@ TEST_F(TraceViews, LinkStallEventsGiveTheWafersBackpressureCounts) {
   EXPECT_EQ((from_events[{1, "RAMP"}].first), ramp_blocked);
   EXPECT_EQ((from_events[{0, "E"}].first), east_blocked);
   EXPECT_EQ(s["colors"][0]["backpressure"].get<uint64_t>(), ramp_blocked + east_blocked);
+
+  // The heatmap's backpressure row (the second) colours P1.0's RAMP, where wavelets waited.
+  trace::HeatmapOptions heat;
+  heat.cell = 10;
+  const trace::Image img = trace::render_heatmap(reader, heat);
+  auto pixel = [&](int x, int y) {
+    const uint8_t* p = img.rgb.data() + (size_t(y) * size_t(img.width) + size_t(x)) * 3;
+    return std::array<int, 3>{p[0], p[1], p[2]};
+  };
+  const int ramp_left = 12 + 8 + 4 * (20 + 8), waits_top = 8 + 46 + 16;
+  EXPECT_NE(pixel(ramp_left + 14, waits_top + 4), (std::array<int, 3>{44, 44, 52}));
+  EXPECT_EQ(pixel(ramp_left + 4, waits_top + 4), (std::array<int, 3>{44, 44, 52})) << "P0.0's core never refused one";
 
   std::ostringstream text;
   trace::TraceFilter stalls;

@@ -101,20 +101,6 @@ TEST(Optimizer, AdamWithL2AddsTheDecayToTheGradient) {
   expect_near(w[1], {0.8050097659, -1.8870586755});
 }
 
-TEST(Optimizer, PassesEverySettingToMemoryX) {
-  const auto pb = to_cluster_config({.kind = OptimizerKind::momentum, .learning_rate = 0.5f, .momentum = 0.8f,
-                                     .beta1 = 0.7f, .beta2 = 0.6f, .epsilon = 1e-3f, .weight_decay = 0.2f},
-                                    0.125f);
-  EXPECT_EQ(pb.kind(), cluster::pb::MOMENTUM);
-  EXPECT_EQ(pb.lr(), 0.5f);
-  EXPECT_EQ(pb.momentum(), 0.8f);
-  EXPECT_EQ(pb.beta1(), 0.7f);
-  EXPECT_EQ(pb.beta2(), 0.6f);
-  EXPECT_EQ(pb.eps(), 1e-3f);
-  EXPECT_EQ(pb.weight_decay(), 0.2f);
-  EXPECT_EQ(pb.grad_scale(), 0.125f);
-}
-
 TEST(Optimizer, RejectsBadConfigurationsAndSizes) {
   std::vector<float> w = {1.0f}, g = {1.0f, 2.0f};
   OptimizerSlots slots;

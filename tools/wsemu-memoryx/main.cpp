@@ -2,6 +2,7 @@
 // Operator's guide: runtime/cluster/README.md.
 #include "runtime/cluster/memoryx_node.hpp"
 #include "runtime/cluster/node_flags.hpp"
+#include "tools/cli_conventions.hpp"
 #include "runtime/cluster/optimizer.hpp"
 
 using namespace wsemu::cluster;
@@ -54,7 +55,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--sync-log,!--no-sync-log", sync_log,
                "fdatasync each log record before acknowledging (default on)");
-  CLI11_PARSE(app, argc, argv);
+  wsemu::cli::add_version_flag(app, "wsemu-memoryx");
+  WSEMU_CLI_PARSE(app, argc, argv);
 
   return run_node("wsemu-memoryx", node, [&] {
     MemoryXOptions options;

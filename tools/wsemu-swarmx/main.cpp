@@ -1,6 +1,7 @@
 // wsemu-swarmx: one SwarmX broadcast/reduce tree node.
 // Operator's guide: runtime/cluster/README.md.
 #include "runtime/cluster/node_flags.hpp"
+#include "tools/cli_conventions.hpp"
 #include "runtime/cluster/swarmx_node.hpp"
 
 using namespace wsemu::cluster;
@@ -29,10 +30,17 @@ int main(int argc, char** argv) {
   app.add_option("--child-buffer-bytes", child_buffer,
                  "gradient bytes one child may have waiting in open sums")
       ->capture_default_str();
+  uint32_t child_wait_s = 120;
+  app.add_option("--child-wait-s", child_wait_s,
+                 "seconds a weight request waits for children that never connected before it "
+                 "fails naming them (0: forever)")
+      ->check(CLI::Range(0u, 86400u))
+      ->capture_default_str();
   app.add_option("--resend-flush-ms", resend_flush_ms,
                  "how long a re-sent weight request waits for its group")
       ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  wsemu::cli::add_version_flag(app, "wsemu-swarmx");
+  WSEMU_CLI_PARSE(app, argc, argv);
 
   return run_node("wsemu-swarmx", node, [&] {
     SwarmXOptions options;
@@ -42,6 +50,7 @@ int main(int argc, char** argv) {
     options.rank = rank;
     options.child_buffer_bytes = parse_byte_size(child_buffer);
     options.resend_flush = std::chrono::milliseconds(resend_flush_ms);
+    options.child_wait = std::chrono::seconds(child_wait_s);
     SwarmXNode node(options);
     return node.run();
   });

@@ -1,4 +1,4 @@
-// `wsemu build`: layout file -> linked .wsx executable (runtime/layout/build.hpp).
+// `wsemu build`: layout file -> linked .wsx executable (compiler/layout/build.hpp).
 #include <cctype>
 #include <charconv>
 #include <cstdio>
@@ -7,15 +7,15 @@
 #include <memory>
 
 #include "firmware/memcpy_protocol.hpp"
-#include "runtime/executable/executable_io.hpp"
-#include "runtime/layout/build.hpp"
+#include "compiler/executable/executable_io.hpp"
+#include "compiler/layout/build.hpp"
 #include "tools/wsemu/subcommand.hpp"
 
 namespace wsemu::cli {
 namespace {
 
 constexpr const char* kFooter = R"(
-The layout language is described in runtime/README.md ("Layout language"). In short:
+The layout language is described in compiler/layout/README.md. In short:
 
   arch wse2                          # or wse3; --arch overrides
   fabric 9 x 4                       # the whole fabric, W x H PEs
@@ -36,7 +36,7 @@ Exit status: 0 when the executable was written; 1 on any error (layout, assembly
 with every error printed as file:line:col: error: message.
 
 Example:
-  wsemu build runtime/layout/examples/gemv_2x2.wsl -o gemv.wsx --param M=64 --param N=32
+  wsemu build compiler/layout/examples/gemv_2x2.wsl -o gemv.wsx --param M=64 --param N=32
 )";
 
 struct BuildArgs {
@@ -84,7 +84,7 @@ bool parse_param(const std::string& text, std::string& name, int64_t& value, std
 }
 
 int run_build(const BuildArgs& args) {
-  runtime::layout::BuildOptions options;
+  compiler::layout::BuildOptions options;
   for (const std::string& p : args.params) {
     std::string name, error;
     int64_t value = 0;
@@ -102,13 +102,13 @@ int run_build(const BuildArgs& args) {
   options.include_dirs = args.include_dirs;
   // Kernels `.include "memcpy.wsa"`, the host I/O firmware; its folder is always searched last.
   options.include_dirs.push_back(firmware::include_dir());
-  runtime::layout::BuildResult result = runtime::layout::build_layout_file(args.layout, options);
-  for (const runtime::layout::Diagnostic& d : result.diagnostics)
+  compiler::layout::BuildResult result = compiler::layout::build_layout_file(args.layout, options);
+  for (const compiler::layout::Diagnostic& d : result.diagnostics)
     std::fprintf(stderr, "%s\n", d.to_string().c_str());
   if (!result.ok()) {
     size_t errors = 0;
     for (const auto& d : result.diagnostics)
-      if (d.severity == runtime::layout::Severity::ERROR) ++errors;
+      if (d.severity == compiler::layout::Severity::ERROR) ++errors;
     std::fprintf(stderr, "wsemu build: %zu error%s; no executable written\n", errors,
                  errors == 1 ? "" : "s");
     return 1;
@@ -117,14 +117,14 @@ int run_build(const BuildArgs& args) {
   if (output.empty())
     output = std::filesystem::path(args.layout).filename().replace_extension(".wsx").string();
   try {
-    runtime::save_executable(*result.executable, output);
+    compiler::save_executable(*result.executable, output);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "wsemu build: error: %s\n", e.what());
     return 1;
   }
   if (!args.quiet)
     std::printf("wsemu build: wrote %s: %s\n", output.c_str(),
-                runtime::layout::summary_line(result.summary, *result.executable).c_str());
+                compiler::layout::summary_line(result.summary, *result.executable).c_str());
   return 0;
 }
 

@@ -76,8 +76,8 @@ class DebugSession {
     runtime::host::MemcpyOptions m;
     m.order = p_.request.order;
     for (const runtime::host::NamedArray& in : p_.request.inputs) {
-      const runtime::HostSymbol* s = p_.exe.find_symbol(in.symbol);
-      const runtime::Rect& rect = p_.exe.rects[s->rect];
+      const compiler::HostSymbol* s = p_.exe.find_symbol(in.symbol);
+      const compiler::Rect& rect = p_.exe.rects[s->rect];
       const int bytes = isa::elem_bytes(s->type);
       m.data_type = bytes == 2 ? runtime::host::MemcpyDataType::MEMCPY_16BIT : runtime::host::MemcpyDataType::MEMCPY_32BIT;
       std::vector<uint32_t> words(in.array.data.size() / size_t(bytes));

@@ -17,7 +17,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "runtime/executable/executable_io.hpp"
+#include "compiler/executable/executable_io.hpp"
 #include "runtime/host/kernel_run.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "runtime/npy/npy.hpp"
@@ -75,7 +75,7 @@ inline bool split_assignment(const std::string& text, const char* option, std::s
 
 // Everything a run needs, prepared; nullptr after printing the error.
 struct PreparedRun {
-  runtime::Executable exe;
+  compiler::Executable exe;
   runtime::host::KernelRunRequest request;
   std::vector<std::pair<std::string, std::string>> output_files;  // symbol, path
   runtime::host::RuntimeOptions options;
@@ -84,7 +84,7 @@ struct PreparedRun {
 inline std::unique_ptr<PreparedRun> prepare_run(const KernelCliArgs& a, const char* command) {
   auto p = std::make_unique<PreparedRun>();
   try {
-    p->exe = runtime::load_executable(a.kernel);
+    p->exe = compiler::load_executable(a.kernel);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "wsemu %s: error: %s\n", command, e.what());
     return nullptr;
@@ -132,7 +132,7 @@ inline int report_host_error(const runtime::host::HostError& e, const char* comm
 
 inline std::string cycles_line(const runtime::host::SdkRuntime& rt) {
   const runtime::host::HostStats& s = rt.stats();
-  const runtime::Executable& exe = rt.executable();
+  const compiler::Executable& exe = rt.executable();
   return fmt::format(
       "{} cycles = {:.3f} us at {:.0f} MHz ({} {}x{}; memcpy {} cycles{}, launch {}, run {}); host overhead {:.0f} "
       "us for {} transactions",

@@ -4,6 +4,7 @@
 #include <exception>
 #include <map>
 
+#include "tools/cli_conventions.hpp"
 #include "tools/wsemu/subcommand.hpp"
 
 namespace wsemu::cli {
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   using namespace wsemu::cli;
   CLI::App app{"wsemu: a wafer-scale hardware emulator (run `wsemu SUBCOMMAND --help`)"};
   app.require_subcommand(1);
+  add_version_flag(app, "wsemu");
   auto& cmds = registry();
   std::sort(cmds.begin(), cmds.end(), [](auto& a, auto& b) { return a.name < b.name; });
   std::map<CLI::App*, std::function<int()>> actions;
@@ -24,17 +26,15 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(cmd.name);
     actions[sub] = cmd.setup(*sub);
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
+  WSEMU_CLI_PARSE(app, argc, argv);
   try {
     for (auto& [sub, action] : actions)
       if (sub->parsed()) return action();
   } catch (const std::exception& e) {
+    // Subcommands report what they can name themselves; anything that escapes is still the
+    // input's fault far more often than ours (an unreadable file, a malformed argument).
     std::fprintf(stderr, "wsemu: error: %s\n", e.what());
-    return 1;
+    return kExitUsage;
   }
   return 1;
 }

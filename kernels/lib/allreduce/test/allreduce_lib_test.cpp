@@ -39,7 +39,7 @@ uint64_t timed(runtime::host::SdkRuntime& rt, const Grid& g) {
 
 TEST_P(AllreduceLib, SumMaxNrm2MatchTheGridReduction) {
   const Grid g = GetParam();
-  const runtime::Executable exe = build_kernel("lib/allreduce/test", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch);
+  const compiler::Executable exe = build_kernel("lib/allreduce/test", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch);
   const size_t pw = size_t(g.pw), ph = size_t(g.ph), n = size_t(g.n);
   runtime::host::SdkRuntime rt(exe);
   rt.load();
@@ -103,7 +103,7 @@ TEST(AllreduceLibLarge, ScalarAllreduceCycles) {
   for (int p : {8, 16, 32, 64}) {
     for (int n : {1, 64}) {
       const Grid g{p, p, n, "wse2"};
-      const runtime::Executable exe = build_kernel("lib/allreduce/test", {{"PW", p}, {"PH", p}, {"N", n}});
+      const compiler::Executable exe = build_kernel("lib/allreduce/test", {{"PW", p}, {"PH", p}, {"N", n}});
       runtime::host::RuntimeOptions options;
       options.backdoor = true;
       runtime::host::SdkRuntime rt(exe, options);

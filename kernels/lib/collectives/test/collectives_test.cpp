@@ -72,7 +72,7 @@ class Collectives : public ::testing::TestWithParam<Grid> {};
 
 TEST_P(Collectives, EveryOperationMatchesItsDefinition) {
   const Grid g = GetParam();
-  const runtime::Executable exe =
+  const compiler::Executable exe =
       build_kernel("lib/collectives/test", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch);
   const size_t len = size_t(g.n) * size_t(std::max(g.pw, g.ph));
   runtime::host::SdkRuntime rt(exe);

@@ -1,0 +1,144 @@
+// The .wsx executable format: a save/load round trip gives back an equal Executable, and every
+// kind of damaged or foreign file is rejected with a message that says what is wrong.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "compiler/executable/executable_io.hpp"
+
+namespace wsemu::compiler {
+namespace {
+
+isa::ObjectImage sample_object(uint32_t words) {
+  isa::ObjectImage o;
+  o.source_name = "pe.wsa";
+  o.arch = "wse2";
+  for (uint32_t i = 0; i < words; ++i) o.code.push_back(0x0100);  // nop
+  o.data_base = words * 8;
+  o.data_size = 16;
+  o.data_init = {1, 2, 3, 4};
+  o.symbols.push_back({"y", o.data_base, isa::ElemType::F32, 4, true});
+  o.functions.push_back({"compute", 0, true});
+  o.source_lines.assign(words, 7);
+  return o;
+}
+
+Executable sample() {
+  Executable exe;
+  exe.arch = "wse3";
+  exe.fabric_width = 9;
+  exe.fabric_height = 4;
+  exe.layout_file = "gemv.wsl";
+  exe.build_params = {{"M", 4}, {"N", -6}};
+  exe.colors = {{"c_x", 3}, {"c_sum", 20}};
+  exe.programs.push_back({"pe.wsa", sample_object(2)});
+  exe.programs.push_back({"pe.wsa", sample_object(3)});
+  exe.param_sets.push_back({{{"M", 2}, {"last", 0}}});
+  exe.param_sets.push_back({{{"M", 2}, {"last", 1}}});
+  ColorRoute a;
+  a.color = 3;
+  a.positions = {{DirectionSet{1u << 4}, DirectionSet{(1u << 2) | (1u << 4)}},
+                 {DirectionSet{1u << 4}, DirectionSet{1u << 3}}};
+  a.current_position = 1;
+  a.ring_mode = true;
+  ColorRoute b;
+  b.color = 20;
+  b.positions = {{DirectionSet{1u << 3}, DirectionSet{1u << 4}}};
+  b.host_port = true;
+  exe.route_sets.push_back({{a}});
+  exe.route_sets.push_back({{a, b}});
+  exe.pe_configs = {{0, 0, 0}, {1, 1, 1}, {-1, -1, 0}};
+  exe.rects.push_back({"compute", 4, 1, 2, 2, {{1, 0}, {1, 1}, {2, 0}}});
+  exe.rects.push_back({"relay", 6, 1, 1, 2, {{2, 2}}});
+  exe.symbols.push_back({"y", "y", isa::ElemType::F32, 4, 0, true, false});
+  exe.functions.push_back({"go", "compute", 0});
+  return exe;
+}
+
+std::string load_error(const std::string& bytes) {
+  try {
+    parse_executable(bytes, "k.wsx");
+  } catch (const ExecutableError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(Executable, RoundTripIsExact) {
+  Executable exe = sample();
+  ASSERT_TRUE(validate(exe).empty()) << validate(exe).front();
+  Executable back = parse_executable(serialize_executable(exe));
+  EXPECT_EQ(back, exe);
+  auto path = std::filesystem::temp_directory_path() / "wsemu_executable_test.wsx";
+  save_executable(exe, path.string());
+  EXPECT_EQ(load_executable(path.string()), exe);
+  std::filesystem::remove(path);
+}
+
+TEST(Executable, Lookups) {
+  Executable exe = sample();
+  EXPECT_EQ(exe.rect_at(5, 2), 0);
+  EXPECT_EQ(exe.rect_at(6, 1), 1);
+  EXPECT_EQ(exe.rect_at(3, 1), -1);
+  // Runs of rect "compute" (2 x 2, row-major): config 0, 1, 0, 0.
+  EXPECT_EQ(exe.pe_config_at(4, 1)->program, 0);
+  EXPECT_EQ(exe.pe_config_at(5, 1)->program, 1);
+  EXPECT_EQ(exe.pe_config_at(4, 2)->program, 0);
+  EXPECT_EQ(exe.pe_config_at(6, 2)->program, -1);
+  EXPECT_EQ(exe.pe_config_at(0, 0), nullptr);
+  EXPECT_EQ(exe.placed_pes(), 6u);
+  EXPECT_EQ(exe.route_sets[1].find(20)->host_port, true);
+  EXPECT_EQ(exe.route_sets[1].find(4), nullptr);
+  EXPECT_EQ(exe.find_symbol("y")->elems_per_pe, 4u);
+  EXPECT_EQ(exe.find_function("go")->program_function, "compute");
+  EXPECT_EQ(exe.find_color("c_sum"), 20);
+  EXPECT_FALSE(exe.find_color("nope").has_value());
+}
+
+TEST(Executable, RejectsForeignAndDamagedFiles) {
+  const std::string good = serialize_executable(sample());
+  EXPECT_EQ(load_error("hello world, this is not an executable"),
+            "k.wsx: not a wsemu executable (it does not start with \"WSEMUEXE\"; build one with "
+            "`wsemu build`)");
+  EXPECT_EQ(load_error(""), "k.wsx: truncated executable (0 bytes)");
+  EXPECT_EQ(load_error(good.substr(0, 5)), "k.wsx: truncated executable (5 bytes)");
+  EXPECT_EQ(load_error(good.substr(0, 20)),
+            "k.wsx: truncated executable: 20 bytes, shorter than the 24-byte header");
+  std::string future = good;
+  future[8] = 2;  // format version 2
+  EXPECT_EQ(load_error(future),
+            "k.wsx: executable format version 2, but this wsemu reads version 1; rebuild it with "
+            "this wsemu's `wsemu build`");
+  std::string cut = good.substr(0, good.size() - 10);
+  EXPECT_NE(load_error(cut).find("k.wsx: truncated executable: the header announces"),
+            std::string::npos);
+  EXPECT_EQ(load_error(good + "xx"), "k.wsx: corrupted executable: 2 unexpected bytes after the payload");
+  std::string flipped = good;
+  flipped[good.size() / 2] ^= 0x40;
+  EXPECT_EQ(load_error(flipped),
+            "k.wsx: corrupted executable: checksum mismatch (the file was damaged)");
+  EXPECT_THROW(load_executable("/nonexistent/k.wsx"), ExecutableError);
+}
+
+TEST(Executable, RejectsInconsistentContents) {
+  Executable bad = sample();
+  bad.rects[0].runs.back().count = 5;  // covers 7 PEs of a 2 x 2 rect
+  EXPECT_EQ(load_error(serialize_executable(bad)),
+            "k.wsx: corrupted executable: rect 'compute': its runs cover 7 PEs, not 4");
+  bad = sample();
+  bad.pe_configs[1].program = 7;
+  EXPECT_EQ(load_error(serialize_executable(bad)),
+            "k.wsx: corrupted executable: PE configuration 1 names program 7 of 2");
+  bad = sample();
+  bad.rects[1].x = 4;
+  EXPECT_EQ(load_error(serialize_executable(bad)),
+            "k.wsx: corrupted executable: rect 'relay' overlaps rect 'compute'");
+  bad = sample();
+  bad.symbols.push_back({"go", "y", isa::ElemType::F32, 1, 0, true, true});
+  EXPECT_EQ(load_error(serialize_executable(bad)),
+            "k.wsx: corrupted executable: host name 'go' appears twice");
+}
+
+}  // namespace
+}  // namespace wsemu::compiler
