@@ -61,17 +61,23 @@ RecordFile read_record_file(const std::filesystem::path& path) {
   return result;
 }
 
-static void write_all(int fd, const std::string& data, const std::filesystem::path& path) {
+// 0, or the errno of the write that failed.
+static int write_fully(int fd, const std::string& data) {
   size_t done = 0;
   while (done < data.size()) {
     const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw std::runtime_error(
-          fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+      return errno;
     }
     done += static_cast<size_t>(n);
   }
+  return 0;
+}
+
+static void write_all(int fd, const std::string& data, const std::filesystem::path& path) {
+  if (const int error = write_fully(fd, data))
+    throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(), std::strerror(error)));
 }
 
 WriteAheadLog::WriteAheadLog(std::filesystem::path path, uint64_t keep_bytes, bool sync)
@@ -98,12 +104,27 @@ WriteAheadLog::~WriteAheadLog() {
 
 void WriteAheadLog::append(const pb::LogRecord& record) {
   const std::string data = encode_record(record);
-  write_all(fd_, data, path_);
-  bytes_ += data.size();
-  if (sync_ && ::fdatasync(fd_) != 0) {
-    throw std::runtime_error(
-        fmt::format("cannot sync the log '{}': {}", path_.string(), std::strerror(errno)));
+  // Cut a torn record of an earlier failed append first: a record behind it would be unreadable.
+  if (needs_cut_) {
+    if (::ftruncate(fd_, static_cast<off_t>(bytes_)) != 0 ||
+        ::lseek(fd_, static_cast<off_t>(bytes_), SEEK_SET) < 0) {
+      throw LogWriteError(fmt::format("MemoryX cannot write its log '{}': {}", path_.string(),
+                                      std::strerror(errno)));
+    }
+    needs_cut_ = false;
   }
+  int error = write_fully(fd_, data);
+  if (error == 0 && sync_ && ::fdatasync(fd_) != 0) error = errno;
+  if (error == 0) {
+    bytes_ += data.size();
+    return;
+  }
+  // Nothing of this record may stay: the caller will not acknowledge it, and the next record
+  // must follow the last whole one.
+  needs_cut_ = ::ftruncate(fd_, static_cast<off_t>(bytes_)) != 0 ||
+               ::lseek(fd_, static_cast<off_t>(bytes_), SEEK_SET) < 0;
+  throw LogWriteError(fmt::format("MemoryX cannot write its log '{}': {}", path_.string(),
+                                  std::strerror(error)));
 }
 
 std::filesystem::path checkpoint_path(const std::filesystem::path& dir, uint64_t sequence) {

@@ -5,7 +5,10 @@
 // fsync, rename, directory fsync). read_record_file() stops at the first torn or corrupt record
 // and reports how many bytes were valid, so a crash mid-append loses only the record that was
 // being written (which was never acknowledged). WriteAheadLog::append() returns only once the
-// record is written (and, when syncing, on disk). Nothing here knows about sockets.
+// record is written (and, when syncing, on disk); when it cannot (a full disk, a file size
+// limit, an I/O error) it cuts the file back to the last whole record and throws LogWriteError,
+// so a later append never lands behind a torn record and recovery finds exactly the records
+// whose append returned. Nothing here knows about sockets.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +23,13 @@
 namespace wsemu::cluster {
 
 inline constexpr uint32_t kCheckpointFormatVersion = 1;
+
+// The log cannot take a record now (the message names the file and the system's reason, e.g.
+// "No space left on device"); the log is unchanged and the append may be retried.
+class LogWriteError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct RecordFile {
   std::vector<std::string> records;  // payloads, in order
@@ -39,6 +49,8 @@ class WriteAheadLog {
   WriteAheadLog(const WriteAheadLog&) = delete;
   WriteAheadLog& operator=(const WriteAheadLog&) = delete;
 
+  // Throws LogWriteError (the file then ends at the previous record) when the record cannot be
+  // written or synced.
   void append(const pb::LogRecord& record);
   const std::filesystem::path& path() const { return path_; }
   uint64_t bytes() const { return bytes_; }
@@ -48,6 +60,7 @@ class WriteAheadLog {
   int fd_ = -1;
   bool sync_;
   uint64_t bytes_ = 0;
+  bool needs_cut_ = false;  // a failed append could not be cut off yet
 };
 
 struct StoreListing {

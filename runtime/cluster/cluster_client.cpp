@@ -64,6 +64,7 @@ struct ClusterClient::State : std::enable_shared_from_this<ClusterClient::State>
   uint64_t unacked_bytes = 0;
   std::string failure_shared;  // `failure`, readable by callers
   ClientCounters counters;
+  std::vector<pb::NodeAlert> alerts;  // not yet taken
 
   std::shared_ptr<Connection> connection() const { return link ? link->connection() : nullptr; }
 
@@ -179,6 +180,16 @@ struct ClusterClient::State : std::enable_shared_from_this<ClusterClient::State>
       case pb::Envelope::kError:
         spdlog::warn("client {}: the node reports: {}", options.name, envelope.error().message());
         break;
+      case pb::Envelope::kNodeAlert: {
+        const pb::NodeAlert& alert = envelope.node_alert();
+        if (alert.resolved())
+          spdlog::info("client {}: {} reports: {}", options.name, alert.node(), alert.message());
+        else
+          spdlog::error("client {}: {} reports: {}", options.name, alert.node(), alert.message());
+        std::lock_guard lock(mutex);
+        alerts.push_back(alert);
+        break;
+      }
       default:
         throw ProtocolError(
             fmt::format("unexpected message #{}", static_cast<int>(envelope.body_case())));
@@ -532,6 +543,11 @@ ClientCounters ClusterClient::counters() const {
   ClientCounters counters = state_->counters;
   counters.reconnects = state_->counters.reconnects;
   return counters;
+}
+
+std::vector<pb::NodeAlert> ClusterClient::take_alerts() {
+  std::lock_guard lock(state_->mutex);
+  return std::exchange(state_->alerts, {});
 }
 
 }  // namespace wsemu::cluster

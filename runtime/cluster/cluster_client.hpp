@@ -120,6 +120,9 @@ class ClusterClient {
   nlohmann::json status();
 
   ClientCounters counters() const;
+  // The NodeAlerts received since the last call (e.g. MemoryX cannot write its log), oldest
+  // first; the client also logs each one.
+  std::vector<pb::NodeAlert> take_alerts();
   const ClientOptions& options() const { return options_; }
 
  private:

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 
 namespace wsemu::cluster {
@@ -71,10 +72,21 @@ void Connection::on_header(const boost::system::error_code& ec) {
     fail(*problem, true);
     return;
   }
-  body_.resize(length);
-  asio::async_read(socket_, asio::buffer(body_),
-                   [self = shared_from_this()](const boost::system::error_code& ec2, size_t) {
-                     self->on_body(ec2);
+  body_expected_ = length;
+  body_.clear();
+  read_body_part();
+}
+
+// The body arrives in parts of at most kBodyPartBytes and the buffer grows only with what has
+// arrived: a length header alone (a peer that never sends the body) costs no memory.
+void Connection::read_body_part() {
+  constexpr size_t kBodyPartBytes = 1u << 20;
+  const size_t have = body_.size();
+  const size_t part = std::min(kBodyPartBytes, body_expected_ - have);
+  body_.resize(have + part);
+  asio::async_read(socket_, asio::buffer(body_.data() + have, part),
+                   [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
+                     self->on_body(ec);
                    });
 }
 
@@ -86,6 +98,10 @@ void Connection::on_body(const boost::system::error_code& ec) {
          false);
     return;
   }
+  if (body_.size() < body_expected_) {
+    read_body_part();
+    return;
+  }
   reading_ = false;
   if (counters_) {
     counters_->bytes_in += body_.size() + kFrameHeaderBytes;
@@ -93,7 +109,8 @@ void Connection::on_body(const boost::system::error_code& ec) {
   }
   try {
     pb::Envelope envelope = parse_envelope(body_.data(), body_.size());
-    if (body_.capacity() > (1u << 20)) std::vector<char>().swap(body_);
+    // Large buffers go back at once; so does the handshake's, for a connection that idles.
+    if (body_.capacity() > (1u << 20) || !authenticated_) std::vector<char>().swap(body_);
     on_frame_(envelope);
   } catch (const ProtocolError& error) {
     fail(fmt::format("protocol error: {}", error.what()), true);

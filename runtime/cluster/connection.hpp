@@ -34,6 +34,8 @@ struct ConnectionLimits {
   size_t max_frame_bytes = kDefaultMaxFrameBytes;
   size_t queue_high_bytes = 8u << 20;  // congested() from here
   size_t queue_low_bytes = 2u << 20;   // when_drained() handlers run below this
+  size_t max_connections = 1024;       // a listener closes new connections past these
+  size_t max_unauthenticated = 64;
 };
 
 class Connection : public std::enable_shared_from_this<Connection> {
@@ -71,6 +73,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   void read_header();
   void on_header(const boost::system::error_code& ec);
+  void read_body_part();
   void on_body(const boost::system::error_code& ec);
   void write_next();
   void on_written(const boost::system::error_code& ec, size_t bytes);
@@ -94,6 +97,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   int paused_ = 0;
   unsigned char header_[kFrameHeaderBytes] = {};
   std::vector<char> body_;
+  size_t body_expected_ = 0;
   std::deque<std::shared_ptr<const std::string>> queue_;
   size_t queued_bytes_ = 0;
   std::vector<std::function<void()>> drain_handlers_;

@@ -35,6 +35,9 @@ std::filesystem::path default_bin_dir() {
 LocalCluster::LocalCluster(LocalClusterOptions options) : options_(std::move(options)) {
   if (options_.leaves == 0) throw ClusterError("a local cluster needs at least one leaf");
   if (options_.fanout == 0) throw ClusterError("fanout must be at least 1");
+  // With one child per node the tree would never narrow to one root.
+  if (options_.fanout == 1 && options_.leaves > 1)
+    throw ClusterError("fanout 1 cannot join more than one leaf; use at least 2");
   if (options_.shards == 0) throw ClusterError("a local cluster needs at least one memoryx shard");
   if (options_.token.empty()) options_.token = random_token();
   const std::filesystem::path bin =

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <csignal>
+
 #include "runtime/cluster/optimizer.hpp"
 #include "runtime/cluster/tensor_codec.hpp"
 
@@ -38,6 +40,8 @@ void MemoryXNode::stop() {
 }
 
 int MemoryXNode::run() {
+  // Past a file size limit a write must fail (EFBIG) like a full disk, not kill the node.
+  std::signal(SIGXFSZ, SIG_IGN);
   const Address bound = listener_.open(options_.listen, options_.port_file);
   stats_.set_info("listen", bound.to_string());
   stats_.set_info("shard", fmt::format("{}/{}", options_.shard_index, options_.shard_count));
@@ -123,6 +127,7 @@ void MemoryXNode::handshake(Peer& peer, pb::Envelope& envelope) {
       stats_.peer(peer.label, std::string(role_name(peer.role)), "client"));
   answer.set_accepted(true);
   peer.connection->send(reply);
+  send_alert(peer);  // a peer that connects while the log cannot be written learns why at once
   spdlog::info("{} connected from {}", peer.label, peer.connection->remote());
 }
 
@@ -351,6 +356,7 @@ nlohmann::json MemoryXNode::stats_json() {
   stats_.set_info("pending_weight_requests", pending_requests_.size());
   stats_.set_info("open_assemblies", assemblies_.size());
   stats_.set_info("log_bytes", log_ ? log_->bytes() : 0);
+  stats_.set_info("log_error", log_failure_);
   return stats_.to_json();
 }
 

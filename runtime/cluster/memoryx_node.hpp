@@ -9,7 +9,9 @@
 // - The reduced gradient of (tensor, step) is applied once, when all of its chunks arrived and
 //   step is the tensor's next step (later steps wait, up to max_future_steps ahead). It is
 //   appended to the log (and synced) before it is applied and acknowledged, so an acknowledged
-//   update survives kill -9. A repeated delivery (step already applied) is acknowledged with
+//   update survives kill -9. When the log cannot be written (a full disk), nothing is applied or
+//   acknowledged: the update waits, every peer gets a NodeAlert saying why, and the append is
+//   retried every log_retry until it succeeds; no connection is closed for it. A repeated delivery (step already applied) is acknowledged with
 //   duplicate = true and ignored.
 // - Restart from the same --store gives the identical state: the newest intact checkpoint, then
 //   the log records after it in order.
@@ -47,6 +49,7 @@ struct MemoryXOptions : NodeOptions {
   uint32_t default_chunk_elements = kDefaultChunkElements;
   bool sync_log = true;
   uint64_t max_future_steps = 16;
+  std::chrono::milliseconds log_retry{250};  // between attempts while the log cannot be written
 };
 
 class MemoryXNode {
@@ -117,6 +120,10 @@ class MemoryXNode {
   void maybe_checkpoint();
   std::filesystem::path checkpoint_now();
   void send_ack(uint64_t peer_id, uint64_t tensor_id, uint64_t step, bool duplicate);
+  bool append_to_log(const pb::LogRecord& record);  // false (and alerts) when it cannot
+  void log_failed(const std::string& message);
+  void retry_log();
+  void send_alert(Peer& peer);
   const TensorRecord& checked_tensor(uint64_t tensor_id) const;
 
   MemoryXOptions options_;
@@ -132,6 +139,11 @@ class MemoryXNode {
   std::vector<PendingRequest> pending_requests_;
   std::map<std::pair<uint64_t, uint64_t>, Assembly> assemblies_;  // (tensor, step)
   bool stopping_ = false;
+  std::string log_failure_;  // why the log cannot be written now; empty while it can
+  asio::steady_timer log_retry_timer_{io_};
+  bool log_retry_armed_ = false;
+  std::chrono::steady_clock::time_point last_failure_report_{};
+  std::chrono::steady_clock::time_point next_checkpoint_attempt_{};
 };
 
 }  // namespace wsemu::cluster

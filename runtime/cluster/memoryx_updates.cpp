@@ -119,7 +119,8 @@ void MemoryXNode::handle_gradient(uint64_t peer_id, const pb::GradientData& data
                                     chunk.tensor_id(), chunk.tensor_elements(),
                                     meta.info.elements()));
   }
-  std::vector<float> values = decode_chunk(chunk);  // validates the range
+  std::vector<float> values =
+      decode_chunk(chunk, options_.limits.max_frame_bytes / 4);  // validates the range
   stats_.add("gradient_chunks_in", 1);
   stats_.add("gradient_bytes_in", chunk_payload_bytes(chunk));
   if (chunk.step() < meta.next_step) {
@@ -160,14 +161,14 @@ void MemoryXNode::apply_ready(uint64_t tensor_id) {
     auto it = assemblies_.find({tensor_id, step});
     if (it == assemblies_.end() || it->second.covered != store_.meta(tensor_id).info.elements())
       break;
-    Assembly assembly = std::move(it->second);
-    assemblies_.erase(it);
     pb::LogRecord record;
     auto& applied = *record.mutable_applied();
     applied.set_tensor_id(tensor_id);
     applied.set_step(step);
-    applied.set_gradient_fp32(floats_to_bytes(assembly.values));
-    log_->append(record);
+    applied.set_gradient_fp32(floats_to_bytes(it->second.values));
+    if (!append_to_log(record)) break;  // the assembly stays, unacknowledged, for the retry
+    Assembly assembly = std::move(it->second);
+    assemblies_.erase(it);
     apply_to_record(store_.get(tensor_id), assembly.values);
     dirty_ = true;
     applied_any = true;
@@ -244,7 +245,7 @@ void MemoryXNode::handle_init(uint64_t peer_id, const pb::InitTensor& init) {
   state.set_weights_fp32(floats_to_bytes(record.weights));
   state.set_slot1_fp32(floats_to_bytes(record.slot1));
   state.set_slot2_fp32(floats_to_bytes(record.slot2));
-  log_->append(log_record);
+  if (!append_to_log(log_record)) return fail(log_failure_);
   spdlog::info("created tensor {} '{}' (layer {}, {} elements, {})", info.tensor_id(), info.name(),
                info.layer(), elements, optimizer_kind_name(record.optimizer.kind()));
   store_.create(std::move(record));
@@ -255,9 +256,83 @@ void MemoryXNode::handle_init(uint64_t peer_id, const pb::InitTensor& init) {
   peers_.at(peer_id).connection->send(envelope);
 }
 
+bool MemoryXNode::append_to_log(const pb::LogRecord& record) {
+  try {
+    log_->append(record);
+  } catch (const LogWriteError& error) {
+    log_failed(error.what());
+    return false;
+  }
+  if (!log_failure_.empty()) {
+    spdlog::info("the log can be written again; held updates are applied");
+    log_failure_.clear();
+    pb::Envelope envelope;
+    auto& alert = *envelope.mutable_node_alert();
+    alert.set_node(options_.name);
+    alert.set_message("MemoryX can write its log again; training continues");
+    alert.set_resolved(true);
+    for (auto& [id, peer] : peers_) {
+      if (peer.connection->authenticated()) peer.connection->send(envelope);
+    }
+  }
+  return true;
+}
+
+void MemoryXNode::log_failed(const std::string& message) {
+  ++stats_.counter("log_write_failures");
+  const auto now = std::chrono::steady_clock::now();
+  const bool news = log_failure_ != message;
+  if (news || now - last_failure_report_ >= std::chrono::seconds(30)) {
+    spdlog::error("{}; updates are held unacknowledged and retried until it can", message);
+    last_failure_report_ = now;
+  }
+  log_failure_ = message;
+  if (news) {
+    for (auto& [id, peer] : peers_) {
+      if (peer.connection->authenticated()) send_alert(peer);
+    }
+  }
+  if (log_retry_armed_) return;
+  log_retry_armed_ = true;
+  log_retry_timer_.expires_after(options_.log_retry);
+  log_retry_timer_.async_wait([this](const boost::system::error_code& ec) {
+    log_retry_armed_ = false;
+    if (!ec && !stopping_) retry_log();
+  });
+}
+
+void MemoryXNode::send_alert(Peer& peer) {
+  if (log_failure_.empty()) return;
+  pb::Envelope envelope;
+  auto& alert = *envelope.mutable_node_alert();
+  alert.set_node(options_.name);
+  alert.set_message(log_failure_);
+  peer.connection->send(envelope);
+}
+
+void MemoryXNode::retry_log() {
+  std::set<uint64_t> tensors;
+  for (const auto& [key, assembly] : assemblies_) tensors.insert(key.first);
+  for (uint64_t tensor_id : tensors) {
+    if (store_.contains(tensor_id)) apply_ready(tensor_id);
+    if (log_retry_armed_) return;  // failed again; the timer is set again
+  }
+}
+
 void MemoryXNode::maybe_checkpoint() {
   if (options_.checkpoint_every == 0) return;
-  if (store_.min_next_step() >= checkpointed_step_ + options_.checkpoint_every) checkpoint_now();
+  if (store_.min_next_step() < checkpointed_step_ + options_.checkpoint_every) return;
+  const auto now = std::chrono::steady_clock::now();
+  if (now < next_checkpoint_attempt_) return;
+  try {
+    checkpoint_now();
+  } catch (const std::exception& error) {
+    // The log still holds every update since the last checkpoint: nothing is lost, so training
+    // goes on and the checkpoint is tried again a little later.
+    spdlog::error("checkpoint failed (retried in 5 s; the log keeps every update): {}",
+                  error.what());
+    next_checkpoint_attempt_ = now + std::chrono::seconds(5);
+  }
 }
 
 std::filesystem::path MemoryXNode::checkpoint_now() {
@@ -272,9 +347,20 @@ std::filesystem::path MemoryXNode::checkpoint_now() {
                                  .count());
   const auto path = write_checkpoint(options_.store_dir, header, store_.ids(),
                                      [this](uint64_t id) { return store_.snapshot(id); });
+  std::unique_ptr<WriteAheadLog> next_log;
+  try {
+    next_log = std::make_unique<WriteAheadLog>(log_path(options_.store_dir, header.sequence()), 0,
+                                               options_.sync_log);
+  } catch (...) {
+    // Recovery starts at the newest checkpoint and reads only its log: a checkpoint without one
+    // would hide the records still appended to the current log.
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
+    fsync_directory(options_.store_dir);
+    throw;
+  }
   sequence_ = header.sequence();
-  log_ = std::make_unique<WriteAheadLog>(log_path(options_.store_dir, sequence_), 0,
-                                         options_.sync_log);
+  log_ = std::move(next_log);
   checkpointed_step_ = store_.min_next_step();
   dirty_ = false;
   ++stats_.counter("checkpoints_written");

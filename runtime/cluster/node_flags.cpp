@@ -20,6 +20,14 @@ void NodeFlags::add_to(CLI::App& app, const std::string& queue_bytes_meaning) {
   app.add_option("--max-frame-bytes", max_frame, "largest frame accepted or sent")
       ->capture_default_str();
   app.add_option("--queue-bytes", queue_bytes, queue_bytes_meaning)->capture_default_str();
+  app.add_option("--max-connections", max_connections,
+                 "open connections before new ones are closed at once")
+      ->check(CLI::Range(1u, 1000000u))
+      ->capture_default_str();
+  app.add_option("--max-handshakes", max_unauthenticated,
+                 "connections still in their handshake before new ones are closed at once")
+      ->check(CLI::Range(1u, 1000000u))
+      ->capture_default_str();
   app.add_option("--name", name, "label in logs and stats")->capture_default_str();
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->capture_default_str();
@@ -37,6 +45,8 @@ void NodeFlags::apply_to(NodeOptions& options) const {
   options.limits.max_frame_bytes = parse_byte_size(max_frame);
   options.limits.queue_high_bytes = parse_byte_size(queue_bytes);
   options.limits.queue_low_bytes = options.limits.queue_high_bytes / 4;
+  options.limits.max_connections = max_connections;
+  options.limits.max_unauthenticated = max_unauthenticated;
   if (options.limits.max_frame_bytes < kHandshakeMaxFrameBytes ||
       options.limits.max_frame_bytes > (1ull << 31))
     throw ConfigError("--max-frame-bytes must be between 64K and 2G");

@@ -24,6 +24,8 @@ struct NodeFlags {
   std::string port_file;
   std::string max_frame = "64M";
   std::string queue_bytes = "8M";
+  uint32_t max_connections = 1024;
+  uint32_t max_unauthenticated = 64;
   std::string name;
   std::string log_level = "info";
   std::string log_file;

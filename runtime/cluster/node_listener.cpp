@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -10,7 +11,11 @@
 namespace wsemu::cluster {
 
 NodeListener::NodeListener(asio::io_context& io, ConnectionLimits limits)
-    : limits_(limits), acceptor_(io), signals_(io, SIGTERM, SIGINT), stats_timer_(io) {}
+    : limits_(limits),
+      acceptor_(io),
+      accept_retry_(io),
+      signals_(io, SIGTERM, SIGINT),
+      stats_timer_(io) {}
 
 Address NodeListener::open(const Address& address, const std::string& port_file) {
   const tcp::endpoint endpoint(asio::ip::make_address(address.host), address.port);
@@ -45,16 +50,67 @@ void NodeListener::accept_next() {
   acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
     if (closed_) return;
     if (ec) {
-      // A failed accept (out of descriptors, a peer that reset at once) must not stop serving.
-      if (ec != asio::error::operation_aborted) {
-        spdlog::warn("accept failed: {}", ec.message());
-        accept_next();
-      }
+      if (ec != asio::error::operation_aborted) accept_failed(ec);
       return;
     }
-    handlers_.on_accept(std::make_shared<Connection>(std::move(socket), limits_));
+    accept_backoff_ = std::chrono::milliseconds(0);
+    if (!over_connection_limit(socket)) {
+      auto connection = std::make_shared<Connection>(std::move(socket), limits_);
+      live_.push_back(connection);
+      handlers_.on_accept(std::move(connection));
+    }
     accept_next();
   });
+}
+
+void NodeListener::accept_failed(const boost::system::error_code& ec) {
+  // Out of descriptors the pending connection stays queued and accept fails again at once: an
+  // immediate retry would spin the io thread and flood the log, so wait, longer each time.
+  ++accept_failures_;
+  ++accept_failures_unreported_;
+  const auto now = std::chrono::steady_clock::now();
+  accept_backoff_ = std::clamp(accept_backoff_ * 2, std::chrono::milliseconds(10),
+                               std::chrono::milliseconds(1000));
+  if (now - last_accept_report_ >= std::chrono::seconds(1)) {
+    spdlog::warn("accept failed: {} ({} time(s) since the last report); retrying in {} ms",
+                 ec.message(), accept_failures_unreported_, accept_backoff_.count());
+    last_accept_report_ = now;
+    accept_failures_unreported_ = 0;
+  }
+  accept_retry_.expires_after(accept_backoff_);
+  accept_retry_.async_wait([this](const boost::system::error_code& error) {
+    if (!error && !closed_) accept_next();
+  });
+}
+
+bool NodeListener::over_connection_limit(const tcp::socket& socket) {
+  size_t open = 0, unauthenticated = 0;
+  std::erase_if(live_, [&](const std::weak_ptr<Connection>& weak) {
+    const auto connection = weak.lock();
+    if (!connection || !connection->is_open()) return true;
+    ++open;
+    if (!connection->authenticated()) ++unauthenticated;
+    return false;
+  });
+  std::string why;
+  if (open >= limits_.max_connections)
+    why = fmt::format("{} connections are open (the limit)", open);
+  else if (unauthenticated >= limits_.max_unauthenticated)
+    why = fmt::format("{} connections are still in their handshake (the limit)", unauthenticated);
+  if (why.empty()) return false;
+  ++connections_over_limit_;
+  ++over_limit_unreported_;
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_limit_report_ >= std::chrono::seconds(1)) {
+    boost::system::error_code ignored;
+    const auto remote = socket.remote_endpoint(ignored);
+    spdlog::warn("closed a new connection from {}: {} ({} refused since the last report)",
+                 ignored ? std::string("unknown") : remote.address().to_string(), why,
+                 over_limit_unreported_);
+    last_limit_report_ = now;
+    over_limit_unreported_ = 0;
+  }
+  return true;  // the socket closes as it goes out of scope
 }
 
 void NodeListener::write_stats() {
@@ -77,6 +133,7 @@ void NodeListener::close() {
   closed_ = true;
   boost::system::error_code ignored;
   acceptor_.close(ignored);
+  accept_retry_.cancel();
   signals_.cancel(ignored);
   stats_timer_.cancel();
 }

@@ -5,7 +5,11 @@
 // Contract: lives on the node's io_context and calls its handlers only on that thread. open()
 // throws ConfigError when the address cannot be bound; the port file is replaced atomically
 // (temp file + rename), so a launcher polling it never reads half an address. close() stops
-// accepting, the signal wait and the stats timer; no handler runs after it.
+// accepting, the signal wait and the stats timer; no handler runs after it. A failed accept
+// (out of descriptors) is retried after a growing pause (10 ms doubling to 1 s) and logged at
+// most once per second, so it can never spin. Past limits.max_connections open connections, or
+// limits.max_unauthenticated ones still in their handshake, a new connection is closed at once
+// (logged at most once per second, counted in connections_over_limit).
 #pragma once
 
 #include <chrono>
@@ -13,6 +17,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "runtime/cluster/connection.hpp"
 
@@ -48,18 +53,31 @@ class NodeListener {
   void start(Handlers handlers, StatsFile stats_file);
   void write_stats();  // now, if a stats file is set; a failure is logged, not thrown
   void close();
+  uint64_t accept_failures() const { return accept_failures_; }
+  uint64_t connections_over_limit() const { return connections_over_limit_; }
 
  private:
   void accept_next();
+  void accept_failed(const boost::system::error_code& ec);
+  bool over_connection_limit(const tcp::socket& socket);
   void schedule_stats();
 
   ConnectionLimits limits_;
   tcp::acceptor acceptor_;
+  asio::steady_timer accept_retry_;
+  std::chrono::milliseconds accept_backoff_{0};
+  std::chrono::steady_clock::time_point last_accept_report_{};
+  uint64_t accept_failures_unreported_ = 0;
+  std::chrono::steady_clock::time_point last_limit_report_{};
+  uint64_t over_limit_unreported_ = 0;
+  std::vector<std::weak_ptr<Connection>> live_;
   asio::signal_set signals_;
   asio::steady_timer stats_timer_;
   Handlers handlers_;
   StatsFile stats_file_;
   bool closed_ = false;
+  uint64_t accept_failures_ = 0;
+  uint64_t connections_over_limit_ = 0;
 };
 
 }  // namespace wsemu::cluster

@@ -1,5 +1,7 @@
 #include "runtime/cluster/protocol.hpp"
 
+#include <sys/stat.h>
+
 #include <fmt/format.h>
 
 #include <cctype>
@@ -56,10 +58,27 @@ static std::string strip(std::string text) {
   return text.substr(begin, end - begin);
 }
 
+static std::string checked_token(std::string token, const std::string& where) {
+  if (token.size() < kMinTokenBytes) {
+    throw ConfigError(fmt::format(
+        "the token {} is {} bytes; a cluster token needs at least {} (make one with "
+        "`head -c 16 /dev/urandom | xxd -p > cluster.token && chmod 600 cluster.token`)",
+        where, token.size(), kMinTokenBytes));
+  }
+  return token;
+}
+
 std::string load_token(const std::string& token_file) {
   if (!token_file.empty()) {
     std::ifstream in(token_file);
     if (!in) throw ConfigError(fmt::format("cannot read the token file '{}'", token_file));
+    struct stat info {};
+    if (::stat(token_file.c_str(), &info) == 0 && (info.st_mode & 077) != 0) {
+      throw ConfigError(fmt::format(
+          "the token file '{}' can be read by group or others (mode {:03o}); make it private: "
+          "chmod 600 '{}'",
+          token_file, info.st_mode & 0777, token_file));
+    }
     std::string line;
     std::getline(in, line);
     std::string token = strip(line);
@@ -67,11 +86,11 @@ std::string load_token(const std::string& token_file) {
       throw ConfigError(
           fmt::format("the token file '{}' is empty (its first line is the token)", token_file));
     }
-    return token;
+    return checked_token(std::move(token), fmt::format("in '{}'", token_file));
   }
   if (const char* env = std::getenv("WSEMU_TOKEN")) {
     std::string token = strip(env);
-    if (!token.empty()) return token;
+    if (!token.empty()) return checked_token(std::move(token), "in $WSEMU_TOKEN");
   }
   throw ConfigError(
       "no shared token: pass --token-file FILE (first line = the token) or set WSEMU_TOKEN; "

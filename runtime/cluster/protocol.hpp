@@ -28,6 +28,7 @@ inline constexpr size_t kDefaultMaxFrameBytes = 64u << 20;
 // connection can never make a node allocate much.
 inline constexpr size_t kHandshakeMaxFrameBytes = 64u << 10;
 inline constexpr uint32_t kDefaultChunkElements = 16384;
+inline constexpr size_t kMinTokenBytes = 16;
 
 // A peer broke the protocol (bad frame, bad field, unexpected message). The connection that
 // caused it is closed; the node keeps running.
@@ -55,7 +56,8 @@ std::optional<std::string> check_frame_length(uint64_t length, size_t max_frame_
 pb::Envelope parse_envelope(const char* data, size_t size);
 
 // The shared token: the first line of token_file when given, else $WSEMU_TOKEN; surrounding
-// whitespace is stripped. Throws ConfigError when neither gives a non-empty token.
+// whitespace is stripped. Throws ConfigError when neither gives a token, when the token is
+// shorter than kMinTokenBytes, or when the file can be read by group or others.
 std::string load_token(const std::string& token_file);
 
 // Constant-time comparison, so a refused peer learns nothing from the timing.

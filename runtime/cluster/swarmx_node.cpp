@@ -260,6 +260,18 @@ void SwarmXNode::on_upstream_frame(size_t index, pb::Envelope& envelope) {
     case pb::Envelope::kError:
       spdlog::warn("upstream reports: {}", envelope.error().message());
       break;
+    case pb::Envelope::kNodeAlert: {
+      // Passed down so every leaf (and its operator) learns why the run stalls.
+      const pb::NodeAlert& alert = envelope.node_alert();
+      if (alert.resolved())
+        spdlog::info("{}: {}", alert.node(), alert.message());
+      else
+        spdlog::error("{}: {}", alert.node(), alert.message());
+      for (auto& [rank, child] : children_) {
+        if (child.connection && child.connection->is_open()) child.connection->send(envelope);
+      }
+      break;
+    }
     default:
       throw ProtocolError(fmt::format("unexpected message #{} from upstream",
                                       static_cast<int>(envelope.body_case())));
@@ -302,6 +314,65 @@ void SwarmXNode::handle_weight_request(uint32_t rank, uint64_t connection_id,
     });
   }
   maybe_forward(group_id);
+  if (!groups_.at(group_id).forwarded) watch_missing_children(group_id);
+}
+
+std::string SwarmXNode::missing_children() const {
+  std::string present;
+  for (const auto& [rank, child] : children_)
+    present += fmt::format("{}{}", present.empty() ? "" : ",", rank);
+  return fmt::format("{} of its {} children ever connected (ranks: {})", children_.size(),
+                     options_.fanout, present.empty() ? "none" : present);
+}
+
+void SwarmXNode::watch_missing_children(uint64_t group_id) {
+  Group& group = groups_.at(group_id);
+  if (group.wait_timer || children_.size() >= options_.fanout) return;
+  constexpr auto kReportEvery = std::chrono::seconds(10);
+  group.wait_timer = std::make_shared<asio::steady_timer>(io_);
+  const auto deadline = options_.child_wait.count() > 0
+                            ? group.created + options_.child_wait
+                            : std::chrono::steady_clock::time_point::max();
+  auto next = std::min(std::chrono::steady_clock::now() + kReportEvery, deadline);
+  group.wait_timer->expires_at(next);
+  group.wait_timer->async_wait([this, group_id, deadline](const boost::system::error_code& ec) {
+    if (ec) return;
+    auto it = groups_.find(group_id);
+    if (it == groups_.end() || it->second.forwarded) return;
+    Group& waiting = it->second;
+    waiting.wait_timer.reset();
+    const auto waited = std::chrono::duration_cast<std::chrono::seconds>(
+        std::chrono::steady_clock::now() - waiting.created);
+    if (children_.size() >= options_.fanout) return;  // they came; maybe_forward decides
+    const std::string who = missing_children();
+    if (std::chrono::steady_clock::now() < deadline) {
+      spdlog::warn("the weight request for step {} layer {} has waited {} s: only {}",
+                   waiting.request.step(), waiting.request.layer(), waited.count(), who);
+      watch_missing_children(group_id);
+      return;
+    }
+    const std::string message = fmt::format(
+        "swarmx '{}' gave up after {} s waiting for its children: only {} (check --fanout, "
+        "and that every wafer under it runs)",
+        options_.name, waited.count(), who);
+    spdlog::error("{}", message);
+    pb::Envelope envelope;
+    pb::WeightEnd& end = *envelope.mutable_weight_end();
+    end.set_step(waiting.request.step());
+    end.set_layer(waiting.request.layer());
+    end.set_pass(waiting.request.pass());
+    end.set_status(pb::WeightEnd::ERROR);
+    end.set_message(message);
+    for (const auto& [rank, member] : waiting.members) {
+      if (auto connection = member_connection(rank, member)) {
+        end.set_request_id(member.request_id);
+        connection->send(envelope);
+      }
+    }
+    gathering_.erase(waiting.key);
+    if (waiting.flush_timer) waiting.flush_timer->cancel();
+    groups_.erase(it);
+  });
 }
 
 void SwarmXNode::maybe_forward(uint64_t group_id) {
@@ -350,6 +421,8 @@ void SwarmXNode::on_weight_data(size_t index, pb::WeightData& data) {
   auto it = groups_.find(data.request_id());
   stats_.add("weight_chunks_in", 1);
   stats_.add("weight_bytes_in", chunk_payload_bytes(data.chunk()));
+  // MemoryX's word on a tensor's size, against which the children's gradients are checked.
+  tensor_elements_[data.chunk().tensor_id()] = data.chunk().tensor_elements();
   if (it == groups_.end()) return;  // a stream whose receivers all left
   pb::Envelope envelope;
   for (const auto& [rank, member] : it->second.members) {

@@ -8,7 +8,10 @@
 //   replaces its old connection; a (K+1)-th rank is refused.
 // - A weight request is forwarded once every child either asked for the same (step, layer, pass,
 //   encoding) or was already served it; a request marked resend (sent again after a reconnect)
-//   is served within resend_flush even if the others never ask.
+//   is served within resend_flush even if the others never ask. While fewer than K children
+//   have ever connected, a waiting request logs who is missing every 10 s, and after
+//   child_wait (0: forever) it is answered with an ERROR naming the missing ranks, so a tree
+//   whose children never come says so instead of hanging.
 // - Sums are bit-identical whatever the arrival order: every part is kept until all K are there,
 //   then added in rank order. A sum is kept until MemoryX acknowledges (tensor, step) and sent
 //   again after an upstream reconnect; acknowledgements are broadcast to all children.
@@ -40,6 +43,7 @@ struct SwarmXOptions : NodeOptions {
   uint32_t fanout = 4;
   uint32_t rank = 0;  // this node's rank under its parent
   std::chrono::milliseconds resend_flush{100};
+  std::chrono::milliseconds child_wait{120000};  // for children that never connect; 0: forever
   uint64_t child_buffer_bytes = 64ull << 20;
   size_t history = 16384;  // remembered served weight keys and acknowledged (tensor, step)s
 };
@@ -74,6 +78,8 @@ class SwarmXNode {
     std::set<size_t> upstreams_ended;
     pb::WeightEnd end;  // merged
     std::shared_ptr<asio::steady_timer> flush_timer;
+    std::shared_ptr<asio::steady_timer> wait_timer;  // while children are missing
+    std::chrono::steady_clock::time_point created = std::chrono::steady_clock::now();
   };
   struct Slot {
     uint32_t count = 0;
@@ -98,6 +104,8 @@ class SwarmXNode {
   void handle_weight_request(uint32_t rank, uint64_t connection_id,
                              const pb::WeightRequest& request);
   void maybe_forward(uint64_t group_id);
+  void watch_missing_children(uint64_t group_id);
+  std::string missing_children() const;
   void forward(uint64_t group_id);
   void on_weight_data(size_t index, pb::WeightData& data);
   void on_weight_end(size_t index, const pb::WeightEnd& end);
@@ -128,6 +136,7 @@ class SwarmXNode {
   std::map<uint64_t, std::shared_ptr<Connection>> connections_;  // every accepted connection by id
   std::map<uint64_t, uint32_t> connection_rank_;                 // authenticated children
   std::map<uint32_t, Child> children_;                           // registered ranks
+  std::map<uint64_t, uint64_t> tensor_elements_;  // tensor id -> elements, from weight streams
   std::vector<Upstream> upstreams_;
   uint64_t next_group_id_ = 1;
   std::map<uint64_t, Group> groups_;

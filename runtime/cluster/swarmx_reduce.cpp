@@ -25,7 +25,13 @@ void SwarmXNode::handle_gradient(uint32_t rank, const pb::GradientData& data) {
   auto retained = retained_.find(step_key);
   if (retained != retained_.end() && retained->second.count(chunk.offset()))
     return;  // already summed
-  std::vector<float> values = decode_chunk(chunk);
+  // Checked before anything is allocated for it: a hostile count must not size the buffer.
+  auto known = tensor_elements_.find(chunk.tensor_id());
+  if (known != tensor_elements_.end() && known->second != chunk.tensor_elements()) {
+    throw ProtocolError(fmt::format("gradient chunk says tensor {} has {} elements; it has {}",
+                                    chunk.tensor_id(), chunk.tensor_elements(), known->second));
+  }
+  std::vector<float> values = decode_chunk(chunk, options_.limits.max_frame_bytes / 4);
   const SlotKey key{chunk.tensor_id(), chunk.step(), chunk.offset()};
   Slot& slot = slots_[key];
   if (slot.parts.empty()) {

@@ -203,7 +203,7 @@ void encode_chunk_values(std::span<const float> values, std::span<const uint8_t>
   }
 }
 
-std::vector<float> decode_chunk(const pb::Chunk& chunk) {
+std::vector<float> decode_chunk(const pb::Chunk& chunk, uint64_t max_elements) {
   if (!valid_dtype(chunk.dtype()))
     throw ProtocolError(fmt::format("unknown dtype {}", static_cast<int>(chunk.dtype())));
   const pb::DType dtype = chunk.dtype() == pb::DTYPE_UNSPECIFIED ? pb::FP32 : chunk.dtype();
@@ -214,10 +214,17 @@ std::vector<float> decode_chunk(const pb::Chunk& chunk) {
     throw ProtocolError(fmt::format("chunk [{}, +{}) lies outside its tensor of {} elements",
                                     chunk.offset(), count, chunk.tensor_elements()));
   }
+  if (count > max_elements) {
+    throw ProtocolError(fmt::format("chunk of {} elements is larger than a frame carries ({})",
+                                    count, max_elements));
+  }
   const std::string& values = chunk.values();
   if (values.size() % element_bytes != 0)
     throw ProtocolError("chunk values are not whole elements");
   const size_t present = values.size() / element_bytes;
+  if (present > count) throw ProtocolError("chunk carries more values than elements");
+  if (chunk.layout() == pb::SPARSE_BITMAP && chunk.bitmap().size() != (count + 7) / 8)
+    throw ProtocolError("sparse chunk: bitmap size does not match count");
   std::vector<float> out(count, 0.0f);
   switch (chunk.layout()) {
     case pb::DENSE:

@@ -35,8 +35,12 @@ std::vector<uint8_t> sparsity_keep_mask(std::span<const float> tensor,
 void encode_chunk_values(std::span<const float> values, std::span<const uint8_t> keep,
                          pb::DType dtype, pb::Chunk& chunk);
 
-// The chunk's `count` elements as fp32 (dropped ones +0.0). Throws ProtocolError.
-std::vector<float> decode_chunk(const pb::Chunk& chunk);
+// The chunk's `count` elements as fp32 (dropped ones +0.0). Throws ProtocolError. Everything
+// that bounds the allocation is checked before it: count at most max_elements (a node passes
+// its frame limit / 4: no legitimate chunk decodes to more than a dense fp32 frame carries),
+// and the payload sizes the layout implies.
+std::vector<float> decode_chunk(const pb::Chunk& chunk,
+                                uint64_t max_elements = kDefaultMaxFrameBytes / 4);
 
 // Bytes of values, indices and bitmap the chunk carries.
 uint64_t chunk_payload_bytes(const pb::Chunk& chunk);

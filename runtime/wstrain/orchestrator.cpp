@@ -263,6 +263,15 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
     for (size_t r = 0; r < wafers; ++r)
       if (!workers[r]->eof()) fds.push_back(workers[r]->stdout_fd());
     wait_readable(fds, std::chrono::milliseconds(500));
+    // A stalled MemoryX (it cannot write its log) says why; the operator must hear it here.
+    for (size_t s = 0; s < control.shard_count(); ++s) {
+      for (const cluster::pb::NodeAlert& alert : control.shard(s).take_alerts()) {
+        out << (options.progress_bar ? "\n" : "")
+            << fmt::format("{}: {}{}\n", alert.node(), alert.message(),
+                           alert.resolved() ? "" : " (training is paused until it can)")
+            << std::flush;
+      }
+    }
     for (size_t r = 0; r < wafers; ++r) {
       ChildProcess& w = *workers[r];
       if (w.eof()) continue;

@@ -1,6 +1,7 @@
 // Bad input: random bytes, truncated frames, oversized length prefixes, wrong tokens and wrong
 // protocol versions are each rejected (connection closed, refusal logged) while the node stays
-// alive and keeps serving well-behaved peers.
+// alive and keeps serving well-behaved peers. Abuse: hostile frames cost no memory, running out
+// of file descriptors does not spin the node, and children that never come end in a clear error.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
@@ -9,10 +10,13 @@
 #include <utility>  // before asio (Boost 1.74, C++20, GCC 12)
 #include <boost/asio.hpp>
 // clang-format on
+#include <sys/resource.h>
+
 #include <csignal>
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "tests/cluster/cluster_test_support.hpp"
 
@@ -93,6 +97,21 @@ std::string read_file(const std::filesystem::path& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// The node's peak resident memory (VmHWM) in bytes, from /proc.
+uint64_t peak_rss(pid_t pid) {
+  std::ifstream in(fmt::format("/proc/{}/status", pid));
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmHWM:", 0) == 0) return std::stoull(line.substr(6)) * 1024;
+  }
+  return 0;
+}
+
+size_t count_lines_with(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
 }
 
 class ClusterBadInput : public ::testing::Test {
@@ -267,6 +286,101 @@ TEST_F(ClusterBadInput, AnExtraChildRankIsRefusedWhenTheFanoutIsFull) {
     FAIL() << "a second rank was accepted by a node of fanout 1";
   } catch (const ClusterError& error) {
     EXPECT_NE(std::string(error.what()).find("child slots are taken"), std::string::npos)
+        << error.what();
+  }
+}
+
+// A 60 MB length prefix with no body, and a 26-byte gradient chunk claiming 2^28 elements
+// (1 GiB of floats), are refused before anything proportional to them is allocated.
+TEST_F(ClusterBadInput, HostileFramesCostNoMemory) {
+  Watchdog watchdog(std::chrono::seconds(60), "hostile frames");
+  const pid_t swarmx = cluster_->swarmx(0).pid;
+  const uint64_t before = peak_rss(swarmx);
+  ASSERT_GT(before, 0u);
+  {
+    RawPeer peer(cluster_->root_address());
+    peer.send(hello(cluster_->token(), kProtocolVersion, pb::ORCHESTRATOR));
+    peer.send(length_prefix(60u << 20) + std::string(16, 'x'));  // the body never comes
+    expect_serving(cluster_->root_address(), false);  // the node has read what we sent
+    EXPECT_LT(peak_rss(swarmx), before + (16u << 20));
+  }
+  {
+    RawPeer peer(cluster_->root_address());
+    peer.send(hello(cluster_->token(), kProtocolVersion, pb::LEAF, 0));
+    pb::Envelope hostile;
+    pb::Chunk& chunk = *hostile.mutable_gradient_data()->mutable_chunk();
+    chunk.set_tensor_id(0);
+    chunk.set_step(0);
+    chunk.set_count(1u << 28);
+    chunk.set_tensor_elements(1u << 28);
+    chunk.set_layout(pb::SPARSE_INDICES);  // no values: only the count says how big
+    peer.send(hostile);
+    std::string received;
+    EXPECT_TRUE(peer.closed_by_node(&received));
+    bool refused = false;
+    for (const auto& frame : RawPeer::frames(received))
+      refused = refused || frame.error().message().find("larger than a frame carries") !=
+                               std::string::npos;
+    EXPECT_TRUE(refused) << "no Error naming the element count";
+    EXPECT_LT(peak_rss(swarmx), before + (64u << 20));
+  }
+  EXPECT_EQ(::kill(swarmx, 0), 0);
+  expect_serving(cluster_->root_address(), false);
+}
+
+// Out of file descriptors, accept fails at once for every queued connection: the node must back
+// off and log that at most once a second, and serve again once descriptors are free.
+TEST_F(ClusterBadInput, RunningOutOfDescriptorsDoesNotSpinTheNode) {
+  Watchdog watchdog(std::chrono::seconds(60), "fd exhaustion");
+  const pid_t memoryx = cluster_->memoryx(0).pid;
+  rlimit saved{};
+  ASSERT_EQ(::prlimit(memoryx, RLIMIT_NOFILE, nullptr, &saved), 0);
+  rlimit tight = saved;
+  tight.rlim_cur = 0;  // no new descriptor at all: every accept fails with EMFILE
+  ASSERT_EQ(::prlimit(memoryx, RLIMIT_NOFILE, &tight, nullptr), 0);
+  const auto started = std::chrono::steady_clock::now();
+  {
+    std::vector<std::unique_ptr<RawPeer>> waiting;
+    for (int i = 0; i < 20; ++i)
+      waiting.push_back(std::make_unique<RawPeer>(cluster_->memoryx_addresses()[0]));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  ASSERT_EQ(::prlimit(memoryx, RLIMIT_NOFILE, &saved, nullptr), 0);
+  expect_serving(cluster_->memoryx_addresses()[0], true);
+  const std::string log = read_file(cluster_->memoryx(0).log_file);
+  const size_t reports = count_lines_with(log, "accept failed");
+  EXPECT_GE(reports, 1u) << log;
+  EXPECT_LE(reports, static_cast<size_t>(seconds) + 3) << log;
+}
+
+// A tree whose children never come: the request fails with a message naming who is missing.
+TEST(ClusterChildren, ARequestWaitingForChildrenThatNeverComeFailsClearly) {
+  Watchdog watchdog(std::chrono::seconds(60), "missing children");
+  ReferenceOptimizer optimizer;
+  auto options = cluster_options(2, 2, optimizer);
+  options.swarmx_args.insert(options.swarmx_args.end(), {"--child-wait-s", "1"});
+  LocalCluster cluster(options);
+  cluster.start();
+  const SyntheticModel model = SyntheticModel::small(32);
+  init_model(cluster, model, optimizer);
+  ClientOptions leaf;
+  leaf.address = cluster.leaf_address(0);
+  leaf.token = cluster.token();
+  leaf.rank = 0;
+  ClusterClient client(leaf);
+  client.connect();
+  auto weights = client.request_weights(0, 0);
+  ASSERT_EQ(weights.wait_for(std::chrono::seconds(30)), std::future_status::ready);
+  try {
+    weights.get();
+    FAIL() << "weights arrived although rank 1 never connected";
+  } catch (const ClusterError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("waiting for its children: only 1 of its 2 children ever connected "
+                        "(ranks: 0)"),
+              std::string::npos)
         << error.what();
   }
 }

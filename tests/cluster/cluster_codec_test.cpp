@@ -1,6 +1,7 @@
 // The wire format's pieces: fp16/bf16 conversion (hand-checked bit patterns), dense and sparse
 // chunk layouts, sparsity rules, decode validation, frame limits, tokens and addresses.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <bit>
 #include <cmath>
@@ -146,13 +147,31 @@ TEST(ClusterCodec, FramesAndLimits) {
 
 TEST(ClusterCodec, TokensAndAddresses) {
   const std::string file = ::testing::TempDir() + "/cluster_token";
-  { std::ofstream(file) << "  s3cret \nsecond line\n"; }
-  EXPECT_EQ(load_token(file), "s3cret");
-  { std::ofstream(file) << "\n"; }
+  auto refusal = [&](const std::string& token_file) {
+    try {
+      load_token(token_file);
+    } catch (const ConfigError& error) {
+      return std::string(error.what());
+    }
+    return std::string("(accepted)");
+  };
+  { std::ofstream(file, std::ios::trunc) << "  0123456789abcdef \nsecond line\n"; }
+  ::chmod(file.c_str(), 0644);  // readable by everyone: refused
+  EXPECT_NE(refusal(file).find("can be read by group or others (mode 644); make it private"),
+            std::string::npos)
+      << refusal(file);
+  ::chmod(file.c_str(), 0600);
+  EXPECT_EQ(load_token(file), "0123456789abcdef");
+  { std::ofstream(file, std::ios::trunc) << "s3cret\n"; }  // 6 bytes: too short to be a secret
+  EXPECT_NE(refusal(file).find("is 6 bytes; a cluster token needs at least 16"), std::string::npos)
+      << refusal(file);
+  { std::ofstream(file, std::ios::trunc) << "\n"; }
   EXPECT_THROW(load_token(file), ConfigError);
   EXPECT_THROW(load_token(file + ".missing"), ConfigError);
-  ::setenv("WSEMU_TOKEN", "from-env", 1);
-  EXPECT_EQ(load_token(""), "from-env");
+  ::setenv("WSEMU_TOKEN", "from-env-0123456789", 1);
+  EXPECT_EQ(load_token(""), "from-env-0123456789");
+  ::setenv("WSEMU_TOKEN", "short", 1);
+  EXPECT_THROW(load_token(""), ConfigError);
   ::unsetenv("WSEMU_TOKEN");
   EXPECT_THROW(load_token(""), ConfigError);
   EXPECT_TRUE(tokens_equal("abc", "abc"));

@@ -1,9 +1,12 @@
-// Fault tests: kill -9 a node in the middle of a run, restart it on the same port, and the run
-// still ends with the weights of an uninterrupted run (the reference, which equals one: see
-// cluster_train_test), with nothing lost or applied twice.
+// Fault tests: kill -9 a node in the middle of a run, restart it on the same port, or take
+// MemoryX's disk away for a while, and the run still ends with the weights of an uninterrupted
+// run (the reference, which equals one: see cluster_train_test), with nothing lost or applied
+// twice.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <cstring>
 #include <random>
 #include <thread>
 
@@ -135,6 +138,84 @@ TEST(ClusterFaults, MemoryXRestartsFromItsStoreWithIdenticalState) {
   cluster.restart_memoryx(0);
   EXPECT_TRUE(bit_identical(read_model(cluster, model), after));
   EXPECT_TRUE(bit_identical(after, reference_train(model, optimizer, 1, 1, 20)));
+}
+
+// A full disk, injected as a file size limit of 0 on the running MemoryX (prlimit): every log
+// append fails like ENOSPC would. The run must pause (nothing applied, nothing acknowledged, no
+// connection dropped), tell the orchestrator why, and finish bit-identical once space is back;
+// the log must then hold exactly the acknowledged updates (kill -9 and restart gives the same
+// weights).
+TEST(ClusterFaults, AFullDiskPausesTheRunAndLosesNothing) {
+  Watchdog watchdog(std::chrono::seconds(100), "memoryx full disk run");
+  const auto optimizer = momentum();
+  const SyntheticModel model = SyntheticModel::small(24);
+  auto options = cluster_options(4, 2, optimizer);
+  options.memoryx_args.insert(options.memoryx_args.end(), {"--checkpoint-every", "7"});
+  LocalCluster cluster(options);
+  cluster.start();
+  init_model(cluster, model, optimizer);
+  ClientOptions control_options;
+  control_options.address = cluster.memoryx_addresses().at(0);
+  control_options.token = cluster.token();
+  control_options.role = pb::ORCHESTRATOR;
+  control_options.name = "watcher";
+  ClusterClient control(control_options);
+  control.connect();
+  const pid_t memoryx = cluster.memoryx(0).pid;
+  rlimit saved{};
+  ASSERT_EQ(::prlimit(memoryx, RLIMIT_FSIZE, nullptr, &saved), 0);
+  std::mt19937 random(std::random_device{}());
+  const uint64_t full_at = 5 + random() % 30;
+  SCOPED_TRACE(fmt::format("disk full at step {}", full_at));
+  std::vector<pb::NodeAlert> alerts;
+  auto wait_for_alert = [&](bool resolved) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (std::chrono::steady_clock::now() < deadline) {
+      for (auto& alert : control.take_alerts()) alerts.push_back(alert);
+      for (const auto& alert : alerts)
+        if (alert.resolved() == resolved) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  };
+  uint64_t paused_step = 0, paused_step_later = 0;
+  std::string log_error;
+  const LeafRunResult result =
+      run_with_fault(cluster, model, [&](const std::atomic<uint64_t>& progress) {
+        wait_for_step(progress, full_at);
+        rlimit full = saved;
+        full.rlim_cur = 0;
+        ASSERT_EQ(::prlimit(memoryx, RLIMIT_FSIZE, &full, nullptr), 0);
+        const bool alerted = wait_for_alert(false);
+        if (alerted) {
+          paused_step = control.status()["info"]["min_next_step"].get<uint64_t>();
+          std::this_thread::sleep_for(std::chrono::milliseconds(300));
+          const auto status = control.status();
+          paused_step_later = status["info"]["min_next_step"].get<uint64_t>();
+          log_error = status["info"]["log_error"].get<std::string>();
+        }
+        ASSERT_EQ(::prlimit(memoryx, RLIMIT_FSIZE, &saved, nullptr), 0);  // space again
+        EXPECT_TRUE(alerted) << "no NodeAlert while the log could not be written";
+      });
+  ASSERT_TRUE(result.errors.empty()) << result.errors.front();
+  ASSERT_FALSE(alerts.empty());
+  EXPECT_NE(alerts.front().message().find("MemoryX cannot write its log"), std::string::npos)
+      << alerts.front().message();
+  EXPECT_NE(alerts.front().message().find(std::strerror(EFBIG)), std::string::npos)
+      << alerts.front().message();
+  EXPECT_NE(log_error.find("cannot write its log"), std::string::npos) << log_error;
+  EXPECT_EQ(paused_step_later, paused_step) << "an update was applied while the log was full";
+  EXPECT_TRUE(wait_for_alert(true)) << "no NodeAlert saying the log works again";
+  const auto expected = reference_train(model, optimizer, 4, 2, kSteps);
+  EXPECT_TRUE(bit_identical(read_model(cluster, model), expected));
+  // No accept/close storm: the root kept its one connection through the pause.
+  const auto counters = control.status()["counters"];
+  EXPECT_LE(counters["connections_accepted"].get<uint64_t>(), 6u) << counters.dump();
+  EXPECT_GE(counters["log_write_failures"].get<uint64_t>(), 1u) << counters.dump();
+  // The log holds exactly the acknowledged updates: a crash now loses nothing.
+  cluster.kill_memoryx(0, SIGKILL);
+  cluster.restart_memoryx(0);
+  EXPECT_TRUE(bit_identical(read_model(cluster, model), expected));
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
-// MemoryX's files: checkpoints round-trip, a torn log tail is ignored, and tensors spilled past
-// the memory budget come back unchanged.
+// MemoryX's files: checkpoints round-trip, a torn log tail is ignored, a log append that fails
+// half-way (a file size limit standing in for a full disk) leaves the log as it was, and tensors
+// spilled past the memory budget come back unchanged.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <csignal>
+#include <cstring>
 #include <fstream>
 
 #include "runtime/cluster/checkpoint.hpp"
@@ -85,6 +89,53 @@ TEST(ClusterStore, TornLogTailIsCutOff) {
   pb::LogRecord last;
   ASSERT_TRUE(last.ParseFromString(file.records[2]));
   EXPECT_EQ(last.applied().step(), 9u);
+}
+
+pb::LogRecord applied_record(uint64_t step, size_t gradient_bytes) {
+  pb::LogRecord record;
+  record.mutable_applied()->set_tensor_id(3);
+  record.mutable_applied()->set_step(step);
+  record.mutable_applied()->set_gradient_fp32(std::string(gradient_bytes, static_cast<char>(step)));
+  return record;
+}
+
+TEST(ClusterStore, AFailedLogAppendIsCutOffAndTheNextOneFollowsTheLastWholeRecord) {
+  const auto dir = fresh_dir("wal-full");
+  const auto path = log_path(dir, 0);
+  std::signal(SIGXFSZ, SIG_IGN);  // past the limit a write fails with EFBIG instead
+  rlimit saved{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &saved), 0);
+  WriteAheadLog log(path, 0, true);
+  log.append(applied_record(0, 100));
+  log.append(applied_record(1, 100));
+  const uint64_t good = log.bytes();
+  ASSERT_EQ(std::filesystem::file_size(path), good);
+  // Room for 50 more bytes: the 1,000-byte record is written in part, then the write fails.
+  rlimit tight = saved;
+  tight.rlim_cur = good + 50;
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &tight), 0);
+  try {
+    log.append(applied_record(2, 1000));
+    ADD_FAILURE() << "the append past the limit succeeded";
+  } catch (const LogWriteError& error) {
+    EXPECT_NE(std::string(error.what()).find("MemoryX cannot write its log"), std::string::npos)
+        << error.what();
+    EXPECT_NE(std::string(error.what()).find(std::strerror(EFBIG)), std::string::npos)
+        << error.what();
+  }
+  EXPECT_THROW(log.append(applied_record(2, 1000)), LogWriteError);  // still full: still refused
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &saved), 0);
+  EXPECT_EQ(log.bytes(), good);
+  EXPECT_EQ(std::filesystem::file_size(path), good);  // nothing of the failed record stayed
+  log.append(applied_record(2, 1000));  // space again: the record follows the last whole one
+  const RecordFile file = read_record_file(path);
+  EXPECT_FALSE(file.torn);
+  ASSERT_EQ(file.records.size(), 3u);
+  for (uint64_t step = 0; step < 3; ++step) {
+    pb::LogRecord record;
+    ASSERT_TRUE(record.ParseFromString(file.records[step]));
+    EXPECT_EQ(record.applied().step(), step);
+  }
 }
 
 TEST(ClusterStore, SpilledTensorsComeBackUnchanged) {
