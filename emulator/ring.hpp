@@ -14,10 +14,11 @@ namespace wsemu::emu {
 
 template <typename T, int N>
 struct Ring {
-  std::array<T, N> items{};
+  // The counters first: the front item of a shallow ring then shares their cache line.
   uint8_t head = 0;
   uint8_t count = 0;
   uint8_t capacity = N;
+  std::array<T, N> items{};
 
   bool empty() const { return count == 0; }
   bool full() const { return count >= capacity; }

@@ -100,14 +100,186 @@ void record_link_stalls(const RouterContext& ctx, const ColorChannel& ch, const 
   }
 }
 
+// The stages of one color's turn in route_cycle, in the order they run.
+
+// What the outputs of this cycle look like so far: links taken by earlier colors, and the
+// links a wavelet could not use (for the link statistics and LINK_STALL events).
+struct OutputAllocation {
+  DirectionMask used = 0, backpressured = 0, contended = 0;
+};
+
+// Selection: the first input in the current rx set, from the color's round-robin position on,
+// that holds a wavelet (a RAMP wavelet only once per cycle and only once it is ready).
+int select_input(const ColorChannel& ch, const RoutePosition& pos, RampPort* core, bool ramp_in_used,
+                 uint64_t now, Wavelet& w) {
+  const DirectionMask candidates = DirectionMask(pos.rx & (ch.holding | bit(Direction::RAMP)));
+  if (!candidates) return -1;
+  for (int j = 0, d = ch.next_input; j < kNumDirections; ++j, d = d + 1 < kNumDirections ? d + 1 : 0) {
+    if (!(candidates & (1u << d))) continue;
+    if (d == int(Direction::RAMP)) {
+      if (!ramp_in_used && core && core->ramp_peek(ch.color, now, w)) return d;
+    } else {
+      w = ch.input[d].front();
+      return d;
+    }
+  }
+  return -1;
+}
+
+// Filters: a data wavelet outside the color's range does not go to RAMP. Returns whether it
+// was filtered away; `tx` loses RAMP then.
+bool apply_range_filter(const ColorChannel& ch, const Wavelet& w, DirectionMask& tx) {
+  if (!(tx & bit(Direction::RAMP)) || !ch.route.filter || w.control) return false;
+  const uint16_t idx = uint16_t(w.payload >> 16);
+  if (idx >= ch.route.filter_min && idx <= ch.route.filter_max) return false;
+  tx &= DirectionMask(~bit(Direction::RAMP));
+  return true;
+}
+
+// Allocation: every output of tx must be free this cycle and have room (all-or-nothing).
+// Misrouted outputs are kernel errors, checked in direction order.
+bool allocate_outputs(const RouterState& r, RampPort* core, const ColorChannel& ch, const Wavelet& w,
+                      DirectionMask tx, OutputAllocation& out) {
+  bool ok = true;
+  for (int d = 0; d < kNumDirections; ++d) {
+    const DirectionMask m = DirectionMask(1u << d);
+    if (!(tx & m)) continue;
+    if (out.used & m) {
+      out.contended |= m;
+      ok = false;
+      continue;
+    }
+    if (d == int(Direction::RAMP)) {
+      if (!core)
+        kernel_error(fmt::format("color {} is routed to the RAMP of a PE that has no program", ch.color), ch.color);
+      const RampPort::Accept a = core->ramp_can_accept(w);
+      if (a == RampPort::Accept::NO_LANDING)
+        kernel_error(fmt::format("a wavelet on color {} reached the core, but no input queue is "
+                                 "bound to color {} (iqinit / .queue)",
+                                 ch.color, ch.color),
+                     ch.color);
+      if (a == RampPort::Accept::FULL) {
+        out.backpressured |= m;
+        ok = false;
+      }
+    } else if (r.off_fabric & m) {
+      if (r.edge_out[d].full()) {
+        out.backpressured |= m;
+        ok = false;
+      }
+    } else if (ch.credits[d] < 0) {
+      kernel_error(fmt::format("color {} is transmitted {}, but the neighbouring router does not "
+                               "receive color {} from {}",
+                               ch.color, direction_name(Direction(d)), ch.color,
+                               direction_name(opposite(Direction(d)))),
+                   ch.color);
+    } else if (ch.credits[d] == 0) {
+      out.backpressured |= m;
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// Credits: taking a wavelet from a link buffer frees a slot; the credit goes back to the color
+// the sender used (the other one of the pair, if it was swapped here).
+void take_input(RouterState& r, RampPort* core, ColorChannel& ch, int src, uint64_t now) {
+  if (src == int(Direction::RAMP)) {
+    core->ramp_pop(ch.color, now);
+    return;
+  }
+  r.pop_input(ch, src);
+  const int sent_as = ch.color ^ int(color_swapped(r, ch.color, Direction(src)));
+  if (!(r.off_fabric & (1u << src))) r.out_credits[src] |= 1u << sent_as;
+}
+
+// Trace: one WAVELET_HOP per copy, and WAVELET_LANDED where the RAMP copy landed.
+void record_hop(const RouterContext& ctx, const ColorChannel& ch, const Wavelet& out, int d, int landed_in) {
+  TraceEvent e;
+  e.cycle = ctx.now;
+  e.x = uint16_t(ctx.x);
+  e.y = uint16_t(ctx.y);
+  e.kind = TraceKind::WAVELET_HOP;
+  e.color = ch.color;
+  e.direction = uint8_t(d);
+  e.control = out.control;
+  e.payload = out.payload;
+  ctx.events->record(e);
+  if (landed_in != -2) {
+    e.kind = TraceKind::WAVELET_LANDED;
+    e.direction = 0;
+    e.aux = landed_in < 0 ? uint8_t(255) : uint8_t(landed_in);
+    ctx.events->record(e);
+  }
+}
+
+// Copy: the wavelet goes to every output of tx at once.
+void copy_to_outputs(RouterState& r, RampPort* core, ColorChannel& ch, const Wavelet& out, DirectionMask tx,
+                     const RouterContext& ctx) {
+  for (uint32_t m = tx; m; m &= m - 1) {
+    const int d = __builtin_ctz(m);
+    ++r.link_stats[d].wavelets;
+    int landed_in = -2;  // the input queue (-1: a wse2 color slot) of a RAMP delivery
+    if (d == int(Direction::RAMP)) {
+      landed_in = core->ramp_accept(out);
+      ++ch.delivered;
+    } else if (r.off_fabric & (1u << d)) {
+      r.edge_out[d].push(out);
+      ++ch.forwarded;
+    } else {
+      r.out_wavelet[d] = out;
+      r.out_valid |= DirectionMask(1u << d);
+      --ch.credits[d];
+      ++ch.forwarded;
+    }
+    if (ctx.events) record_hop(ctx, ch, out, d, landed_in);
+  }
+}
+
+// One color's turn: selection, filters, allocation, then (granted) credits, copy and the
+// wavelet's router commands. Returns whether a wavelet moved.
+bool route_color(RouterState& r, RampPort* core, ColorChannel& ch, OutputAllocation& alloc, bool& ramp_in_used,
+                 const RouterContext& ctx) {
+  const RoutePosition& pos = ch.route.positions[ch.route.current];
+  Wavelet w;
+  const int src = select_input(ch, pos, core, ramp_in_used, ctx.now, w);
+  if (src < 0) return false;
+  DirectionMask tx = pos.tx;
+  const bool filtered = apply_range_filter(ch, w, tx);
+  if (tx == 0 && !filtered)
+    kernel_error(fmt::format("a wavelet on color {} arrived from {} but switch position {} of "
+                             "this router transmits it nowhere",
+                             ch.color, direction_name(Direction(src)), ch.route.current),
+                 ch.color);
+  const OutputAllocation before = alloc;
+  if (!allocate_outputs(r, core, ch, w, tx, alloc)) {
+    // This color's own blocked outputs (the masks also hold earlier colors' outputs).
+    if (ctx.events)
+      record_link_stalls(ctx, ch, w, tx & DirectionMask(alloc.backpressured & ~before.backpressured),
+                         tx & DirectionMask(alloc.contended & ~before.contended));
+    return false;
+  }
+  take_input(r, core, ch, src, ctx.now);
+  if (src == int(Direction::RAMP)) ramp_in_used = true;
+  alloc.used |= tx;
+  Wavelet out = w;
+  out.advance_switch_after = false;
+  if (w.control) out.payload = control_shift_commands(w.payload);
+  copy_to_outputs(r, core, ch, out, tx, ctx);
+  if (filtered) ++ch.filtered;
+  ch.next_input = uint8_t((src + 1) % kNumDirections);
+  // Commands: the wavelet has left on the old switch position; now its command runs.
+  if (w.control) execute_command(r, core, ch, control_command(w.payload), ctx);
+  if (w.advance_switch_after) execute_command(r, core, ch, RouterCommand::SWITCH_ADV, ctx);
+  return true;
+}
+
 }  // namespace
 
 RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx) {
   RouterCycle rc;
   const int n = int(r.channels.size());
   if (n == 0) return rc;
-  DirectionMask used_out = 0, backpressured = 0, contended = 0;
-  bool ramp_in_used = false;
   const int start = r.next_channel < n ? r.next_channel : 0;
   r.next_channel = uint8_t(start + 1 == n ? 0 : start + 1);
   // Colors take turns from channels[start] on. A color with nothing buffered and nothing in an
@@ -115,150 +287,20 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
   // the mask by the first color's number keeps the turn order.
   const uint32_t waiting = r.link_pending | (core ? core->ramp_colors() : 0u);
   if (waiting == 0) return rc;
+  OutputAllocation alloc;
+  bool ramp_in_used = false;
   const int first_color = r.channels[start].color;
   for (uint32_t turn = std::rotr(waiting, first_color); turn != 0; turn &= turn - 1) {
     const int color = (__builtin_ctz(turn) + first_color) % isa::kNumColors;
     if (r.torn_down & (1u << color)) continue;  // waits in its buffers / output queues
     const int channel_index = r.channel_of_color[color];
     if (channel_index < 0) continue;  // an output queue of a color this router does not route
-    ColorChannel& ch = r.channels[channel_index];
-    const RoutePosition& pos = ch.route.positions[ch.route.current];
-    int src = -1;
-    Wavelet w;
-    for (int j = 0, d = ch.next_input; j < kNumDirections && src < 0;
-         ++j, d = d + 1 < kNumDirections ? d + 1 : 0) {
-      if (!(pos.rx & (1u << d))) continue;
-      if (d == int(Direction::RAMP)) {
-        if (!ramp_in_used && core && core->ramp_peek(ch.color, ctx.now, w)) src = d;
-      } else if (!ch.input[d].empty()) {
-        w = ch.input[d].front();
-        src = d;
-      }
-    }
-    if (src < 0) continue;
-
-    DirectionMask tx = pos.tx;
-    bool filtered = false;
-    if ((tx & bit(Direction::RAMP)) && ch.route.filter && !w.control) {
-      const uint16_t idx = uint16_t(w.payload >> 16);
-      if (idx < ch.route.filter_min || idx > ch.route.filter_max) {
-        tx &= DirectionMask(~bit(Direction::RAMP));
-        filtered = true;
-      }
-    }
-    if (tx == 0 && !filtered)
-      kernel_error(fmt::format("a wavelet on color {} arrived from {} but switch position {} of "
-                               "this router transmits it nowhere",
-                               ch.color, direction_name(Direction(src)), ch.route.current),
-                   ch.color);
-
-    bool ok = true;
-    const DirectionMask contended_before = contended, backpressured_before = backpressured;
-    for (int d = 0; d < kNumDirections; ++d) {
-      const DirectionMask m = DirectionMask(1u << d);
-      if (!(tx & m)) continue;
-      if (used_out & m) {
-        contended |= m;
-        ok = false;
-        continue;
-      }
-      if (d == int(Direction::RAMP)) {
-        if (!core)
-          kernel_error(fmt::format("color {} is routed to the RAMP of a PE that has no program", ch.color),
-                       ch.color);
-        const RampPort::Accept a = core->ramp_can_accept(w);
-        if (a == RampPort::Accept::NO_LANDING)
-          kernel_error(fmt::format("a wavelet on color {} reached the core, but no input queue is "
-                                   "bound to color {} (iqinit / .queue)",
-                                   ch.color, ch.color),
-                       ch.color);
-        if (a == RampPort::Accept::FULL) {
-          backpressured |= m;
-          ok = false;
-        }
-      } else if (r.off_fabric & m) {
-        if (r.edge_out[d].full()) {
-          backpressured |= m;
-          ok = false;
-        }
-      } else if (ch.credits[d] < 0) {
-        kernel_error(fmt::format("color {} is transmitted {}, but the neighbouring router does not "
-                                 "receive color {} from {}",
-                                 ch.color, direction_name(Direction(d)), ch.color,
-                                 direction_name(opposite(Direction(d)))),
-                     ch.color);
-      } else if (ch.credits[d] == 0) {
-        backpressured |= m;
-        ok = false;
-      }
-    }
-    if (!ok) {
-      // This color's own blocked outputs (the masks also hold earlier colors' outputs).
-      if (ctx.events)
-        record_link_stalls(ctx, ch, w, tx & DirectionMask(backpressured & ~backpressured_before),
-                           tx & DirectionMask(contended & ~contended_before));
-      continue;
-    }
-
-    // Granted: take the wavelet, copy it to every output, then run its router command.
-    if (src == int(Direction::RAMP)) {
-      core->ramp_pop(ch.color, ctx.now);
-      ramp_in_used = true;
-    } else {
-      r.pop_input(ch, src);
-      // The credit goes back to the color the sender used (the other one, if swapped here).
-      const int sent_as = ch.color ^ int(color_swapped(r, ch.color, Direction(src)));
-      if (!(r.off_fabric & (1u << src))) r.out_credits[src] |= 1u << sent_as;
-    }
-    Wavelet out = w;
-    out.advance_switch_after = false;
-    if (w.control) out.payload = control_shift_commands(w.payload);
-    for (int d = 0; d < kNumDirections; ++d) {
-      const DirectionMask m = DirectionMask(1u << d);
-      if (!(tx & m)) continue;
-      used_out |= m;
-      ++r.link_stats[d].wavelets;
-      int landed_in = -2;  // the input queue (-1: a wse2 color slot) of a RAMP delivery
-      if (d == int(Direction::RAMP)) {
-        landed_in = core->ramp_accept(out);
-        ++ch.delivered;
-      } else if (r.off_fabric & m) {
-        r.edge_out[d].push(out);
-        ++ch.forwarded;
-      } else {
-        r.out_wavelet[d] = out;
-        r.out_valid |= m;
-        --ch.credits[d];
-        ++ch.forwarded;
-      }
-      if (ctx.events) {
-        TraceEvent e;
-        e.cycle = ctx.now;
-        e.x = uint16_t(ctx.x);
-        e.y = uint16_t(ctx.y);
-        e.kind = TraceKind::WAVELET_HOP;
-        e.color = ch.color;
-        e.direction = uint8_t(d);
-        e.control = out.control;
-        e.payload = out.payload;
-        ctx.events->record(e);
-        if (landed_in != -2) {
-          e.kind = TraceKind::WAVELET_LANDED;
-          e.direction = 0;
-          e.aux = landed_in < 0 ? uint8_t(255) : uint8_t(landed_in);
-          ctx.events->record(e);
-        }
-      }
-    }
-    if (filtered) ++ch.filtered;
-    ch.next_input = uint8_t((src + 1) % kNumDirections);
-    if (w.control) execute_command(r, core, ch, control_command(w.payload), ctx);
-    if (w.advance_switch_after) execute_command(r, core, ch, RouterCommand::SWITCH_ADV, ctx);
-    rc.progressed = true;
+    rc.progressed |= route_color(r, core, r.channels[channel_index], alloc, ramp_in_used, ctx);
   }
+  // Link statistics: a blocked output counts once per cycle, backpressure before contention.
   for (int d = 0; d < kNumDirections; ++d) {
-    if (backpressured & (1u << d)) ++r.link_stats[d].backpressure_cycles;
-    else if (contended & (1u << d)) ++r.link_stats[d].contention_cycles;
+    if (alloc.backpressured & (1u << d)) ++r.link_stats[d].backpressure_cycles;
+    else if (alloc.contended & (1u << d)) ++r.link_stats[d].contention_cycles;
   }
   return rc;
 }

@@ -79,17 +79,19 @@ struct LinkStats {
   uint64_t contention_cycles = 0;    // a wavelet waited because another color had the link
 };
 
-// Router state of one color at one tile.
+// Router state of one color at one tile. What a forwarding step reads (route, credits, which
+// inputs hold wavelets, the counters) comes first and fits one cache line; the buffers follow.
 struct ColorChannel {
   uint8_t color = 0;
-  ColorRoute route;
   DirectionMask buffered = 0;  // link inputs (N, E, S, W) that have a buffer
-  std::array<WaveletBuffer, kNumLinkDirections> input{};
+  DirectionMask holding = 0;   // link inputs whose buffer holds a wavelet (kept by push/pop_input)
+  uint8_t next_input = 0;      // round robin over the 5 inputs
   // Free slots in the buffer the wavelet lands in when sent out of direction d (neighbour's
   // input buffer, or this tile's edge port); -1: nothing receives this color there.
   std::array<int8_t, kNumLinkDirections> credits{-1, -1, -1, -1};
-  uint8_t next_input = 0;  // round robin over the 5 inputs
+  ColorRoute route;
   uint64_t forwarded = 0, delivered = 0, filtered = 0, switch_changes = 0;
+  std::array<WaveletBuffer, kNumLinkDirections> input{};
 };
 
 struct RouterContext;
@@ -122,22 +124,24 @@ struct RouterCycle {
 
 class EventRecorder;  // trace.hpp
 
+// Hot first: what every cycle of a busy router reads and the outbox its neighbours read share
+// the first cache lines; the statistics and the host edge ports follow.
 struct RouterState {
   std::array<int8_t, isa::kNumColors> channel_of_color;
-  std::vector<ColorChannel> channels;  // sorted by color
   // Colors with a wavelet in some link input buffer. Every push and pop of ColorChannel::input
   // goes through push_input / pop_input so that a cycle visits only the colors with work.
   uint32_t link_pending = 0;
   // Colors in teardown at this router (bit c): they do not move until the core's `tdexit c`.
   uint32_t torn_down = 0;
   DirectionMask off_fabric = 0;  // link directions that face off the fabric: host edge ports
-  std::array<WaveletBuffer, kNumLinkDirections> edge_out{};  // to the host, per edge port
-  std::array<LinkStats, kNumDirections> link_stats{};
-  uint8_t next_channel = 0;  // round robin over colors
-  // Outbox, written in compute, read by the neighbours in commit, cleared after.
-  std::array<Wavelet, kNumLinkDirections> out_wavelet{};
+  uint8_t next_channel = 0;      // round robin over colors
   DirectionMask out_valid = 0;
+  std::vector<ColorChannel> channels;  // sorted by color
+  // Outbox, written in compute, read by the neighbours in commit, cleared after.
   std::array<uint32_t, kNumLinkDirections> out_credits{};  // colors whose buffer freed a slot
+  std::array<Wavelet, kNumLinkDirections> out_wavelet{};
+  std::array<LinkStats, kNumDirections> link_stats{};
+  std::array<WaveletBuffer, kNumLinkDirections> edge_out{};  // to the host, per edge port
   bool has_outbox() const {
     return out_valid != 0 || (out_credits[0] | out_credits[1] | out_credits[2] | out_credits[3]);
   }
@@ -159,12 +163,13 @@ struct RouterState {
   bool holds_wavelets() const { return link_pending != 0; }  // any link input buffer (not edge_out)
   void push_input(ColorChannel& ch, int from, const Wavelet& w) {
     ch.input[from].push(w);
+    ch.holding |= DirectionMask(1u << from);
     link_pending |= 1u << ch.color;
   }
   void pop_input(ColorChannel& ch, int from) {
     ch.input[from].pop();
-    if (ch.input[0].empty() && ch.input[1].empty() && ch.input[2].empty() && ch.input[3].empty())
-      link_pending &= ~(1u << ch.color);
+    if (ch.input[from].empty()) ch.holding &= DirectionMask(~(1u << from));
+    if (!ch.holding) link_pending &= ~(1u << ch.color);
   }
 };
 

@@ -141,7 +141,7 @@ nlohmann::json Wafer::stats_json() const {
 
 size_t Wafer::host_memory_bytes() const {
   size_t bytes = sizeof(*this);
-  bytes += tile_state_.capacity() * sizeof(uint32_t);
+  bytes += tile_state_.capacity() * sizeof(uint32_t) + active_bits_.capacity() * sizeof(uint64_t);
   bytes += states_.capacity() * sizeof(TileState) + in_active_.capacity();
   for (const TileState& s : states_) bytes += s.router.channels.capacity() * sizeof(ColorChannel);
   bytes += cores_.capacity() * sizeof(PeCore);

@@ -86,10 +86,17 @@ uint32_t Wafer::ensure_state(int x, int y) {
   return s;
 }
 
+uint32_t Wafer::fabric_index(uint32_t s) const {
+  return uint32_t(states_[s].y) * uint32_t(width_) + states_[s].x;
+}
+
 void Wafer::activate_state(uint32_t s) {
   if (in_active_[s]) return;
   in_active_[s] = 1;
-  active_.insert(std::lower_bound(active_.begin(), active_.end(), s), s);
+  const uint32_t key = fabric_index(s);
+  active_.insert(std::lower_bound(active_.begin(), active_.end(), key,
+                                  [this](uint32_t a, uint32_t k) { return fabric_index(a) < k; }),
+                 s);
 }
 
 PeCore& Wafer::core_at(int x, int y, const char* what) {
@@ -315,17 +322,25 @@ void Wafer::set_event_sink(EventSink* sink) { event_sink_ = sink; }
 
 // ---- stepping ----
 
+// The items are in fabric order, so equal slices are row bands: one task per band, each
+// walking tiles that lie next to each other in memory and on the fabric. A few bands per
+// thread even out bands that hold more work than others.
 template <typename F>
 void Wafer::for_each(const std::vector<uint32_t>& items, F&& f) {
   if (!pool_ || items.size() < options_.parallel_min_tiles) {
     for (uint32_t s : items) f(s);
     return;
   }
+  const size_t n = items.size();
+  const size_t bands = std::min(n, size_t(options_.threads) * kBandsPerThread);
   pool_->arena.execute([&] {
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, items.size(), 64),
-                      [&](const tbb::blocked_range<size_t>& r) {
-                        for (size_t i = r.begin(); i != r.end(); ++i) f(items[i]);
-                      });
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, bands, 1),
+        [&](const tbb::blocked_range<size_t>& r) {
+          for (size_t b = r.begin(); b != r.end(); ++b)
+            for (size_t i = n * b / bands, end = n * (b + 1) / bands; i != end; ++i) f(items[i]);
+        },
+        tbb::simple_partitioner());
   });
 }
 
@@ -429,12 +444,8 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
     if (t.fault && (!faulted || std::pair(t.y, t.x) < std::pair(faulted->y, faulted->x))) faulted = &t;
   }
   if (any_output) {
-    std::vector<uint32_t> order(active_);
-    std::sort(order.begin(), order.end(), [this](uint32_t a, uint32_t b) {
-      return std::pair(states_[a].y, states_[a].x) < std::pair(states_[b].y, states_[b].x);
-    });
     std::vector<TraceEvent> events;
-    for (uint32_t s : order) {
+    for (uint32_t s : active_) {  // fabric order
       TileState& t = states_[s];
       for (LogLine& line : t.log) {
         if (log_sink_)
@@ -474,7 +485,9 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
   for_each(scratch_receivers_, [this](uint32_t s) { commit_tile(s); });
   for (uint32_t s : scratch_senders_) states_[s].router.clear_outbox();
 
-  // The next active set: tiles that still have work, plus every tile that received something.
+  // The next active set, in fabric order: tiles that still have work, plus every tile that
+  // received something. Without newcomers the survivors are already in order; with some, a
+  // bitset over the fabric positions they span gives the order without sorting.
   scratch_next_.clear();
   for (uint32_t s : active_) {
     if (tile_flags_[s] & kHasWork)
@@ -482,13 +495,30 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
     else
       in_active_[s] = 0;
   }
-  std::sort(scratch_receivers_.begin(), scratch_receivers_.end());
-  for (uint32_t s : scratch_receivers_) {
-    if (in_active_[s]) continue;
-    in_active_[s] = 1;
-    scratch_next_.push_back(s);
+  bool newcomers = false;
+  for (uint32_t s : scratch_receivers_) newcomers |= !in_active_[s];
+  if (newcomers) {
+    if (active_bits_.empty()) active_bits_.assign((size_t(width_) * size_t(height_) + 63) / 64, 0);
+    size_t lo = active_bits_.size(), hi = 0;
+    auto mark = [&](uint32_t s) {
+      const size_t i = fabric_index(s);
+      active_bits_[i / 64] |= uint64_t{1} << (i % 64);
+      lo = std::min(lo, i / 64);
+      hi = std::max(hi, i / 64);
+    };
+    for (uint32_t s : scratch_next_) mark(s);
+    for (uint32_t s : scratch_receivers_) {
+      if (in_active_[s]) continue;
+      in_active_[s] = 1;
+      mark(s);
+    }
+    scratch_next_.clear();
+    for (size_t wi = lo; wi <= hi; ++wi) {
+      for (uint64_t word = active_bits_[wi]; word; word &= word - 1)
+        scratch_next_.push_back(tile_state_[wi * 64 + size_t(__builtin_ctzll(word))]);
+      active_bits_[wi] = 0;
+    }
   }
-  if (!scratch_receivers_.empty()) std::sort(scratch_next_.begin(), scratch_next_.end());
   active_.swap(scratch_next_);
   ++cycle_;
   // Every active tile only counts down a multi-cycle instruction and nothing moved: the cycles

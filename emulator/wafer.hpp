@@ -152,6 +152,7 @@ class Wafer {
   };
 
   uint32_t state_at(int x, int y) const;
+  uint32_t fabric_index(uint32_t s) const;  // y * width + x of state s: the order of active_
   uint32_t ensure_state(int x, int y);
   void check_xy(int x, int y, const char* what) const;
   PeCore& core_at(int x, int y, const char* what);
@@ -178,7 +179,9 @@ class Wafer {
   std::vector<PeCore> cores_;
   std::vector<LoadedProgram> programs_;
   std::map<const isa::ObjectImage*, uint32_t> program_index_;
-  std::vector<uint32_t> active_;        // state indices, ascending
+  static constexpr size_t kBandsPerThread = 4;
+  std::vector<uint32_t> active_;        // state indices in fabric order (y, then x)
+  std::vector<uint64_t> active_bits_;   // per fabric position, all zero between cycles (lazy)
   std::vector<uint8_t> in_active_;      // per state
   // Per state, what its last compute found (kProgressed...): the serial passes between the
   // phases read these bytes instead of every tile's state.

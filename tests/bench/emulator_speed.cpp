@@ -1,0 +1,279 @@
+// emulator_speed: how fast the virtual wafer steps, in wall time, per kernel, fabric size and
+// thread count (issue #17's table). Each case runs in its own child process, so that the peak
+// RSS printed is that case's alone.
+//   stream_e   every PE streams LEN wavelets one hop east (async fabout) while draining the
+//              stream from the west (async fabin): every eastward link busy, link load 0.25
+//   stream_ew  the same east and west at once: link load 0.5
+//   dense      every PE loops fmacs over 128 fp32 elements from memory (no fabric)
+//   stencil    kernels/stencil-2d-5pt (8 x 8 points per PE, 4 iterations), halo exchange in
+//              four directions plus compute; the back door loads the data, only launch + run
+//              are timed
+//   idle       the full 762 x 1176 wse3 wafer, nothing loaded: host bytes per tile
+// Columns: simulated cycles, wall seconds (median of --repeat runs), wavelet link-hops/s,
+// PE-cycles/s, tile-steps/s, host ns per tile-step, average link load (hops per directed link
+// per cycle), peak RSS. Run: build/bin/emulator_speed [--cases stream_e,dense] [--sizes 16,64]
+// [--threads 1,2] [--repeat 3]. A benchmark, never a test: it asserts nothing about time.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compiler/layout/build.hpp"
+#include "emulator/wafer.hpp"
+#include "firmware/memcpy_protocol.hpp"
+#include "isa/assembler.hpp"
+#include "runtime/host/sdk_runtime.hpp"
+
+namespace {
+
+using namespace wsemu;
+
+std::shared_ptr<const isa::ObjectImage> assemble(const std::string& source) {
+  isa::AssembleResult r = isa::assemble(source, "speed.wsa");
+  if (!r.object) {
+    std::string errors;
+    for (const isa::Diagnostic& d : r.errors) errors += d.to_string() + "\n";
+    throw std::runtime_error("a benchmark program does not assemble:\n" + errors);
+  }
+  return std::make_shared<const isa::ObjectImage>(std::move(*r.object));
+}
+
+constexpr emu::DirectionMask kW = emu::bit(emu::Direction::WEST), kE = emu::bit(emu::Direction::EAST),
+                             kR = emu::bit(emu::Direction::RAMP);
+
+struct Measured {
+  uint64_t cycles = 0, hops = 0, pe_cycles = 0, tile_steps = 0;
+  double seconds = 0;
+};
+
+Measured run_wafer(emu::Wafer& w) {
+  const auto before = w.totals();
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = w.run(100'000'000);
+  const auto t1 = std::chrono::steady_clock::now();
+  if (r.status != emu::RunResult::Status::QUIESCENT) throw std::runtime_error(r.to_string());
+  const auto after = w.totals();
+  return {after.cycles - before.cycles, after.wavelet_hops - before.wavelet_hops,
+          after.pe_cycles - before.pe_cycles, after.tile_steps - before.tile_steps,
+          std::chrono::duration<double>(t1 - t0).count()};
+}
+
+std::unique_ptr<emu::Wafer> dense_wafer(int side, int threads) {
+  auto img = assemble(R"(
+.arch wse3
+.data
+x:      .f32 [128]
+y:      .f32 [128]
+.dsd    xd = mem1d(x, 128)
+.dsd    yd = mem1d(y, 128)
+.code
+.task main, local, 10
+main:
+  li r2, 1.0001
+  li r5, 0
+  li r6, 8
+loop:
+  fmacs yd, yd, xd, r2
+  addi r5, r5, 1
+  bne r5, r6, loop
+  exit
+)");
+  auto w = std::make_unique<emu::Wafer>(emu::arch_profile("wse3"), side, side, emu::WaferOptions{threads, 64});
+  for (int y = 0; y < side; ++y)
+    for (int x = 0; x < side; ++x) {
+      w->load_program(x, y, img, x, y);
+      w->activate_task(x, y, 10);
+    }
+  return w;
+}
+
+// Streams east (colors 1/2 by column parity, queues iq0/oq1) and, with `west`, west too
+// (colors 3/4, queues iq2/oq3): no PE sends and receives on one color.
+std::unique_ptr<emu::Wafer> stream_wafer(int side, int threads, bool west) {
+  constexpr uint32_t kLen = 256;
+  auto make = [&](bool east_out, bool east_in, bool west_out, bool west_in, int parity) {
+    const int ce_out = parity ? 2 : 1, ce_in = parity ? 1 : 2, cw_out = parity ? 4 : 3, cw_in = parity ? 3 : 4;
+    std::string src = ".arch wse3\n.equ LEN, " + std::to_string(kLen) + R"(
+.data
+src:    .u32 [LEN]
+dst:    .u32 [LEN]
+dst2:   .u32 [LEN]
+.dsd    srcd = mem1d(src, LEN)
+.dsd    dstd = mem1d(dst, LEN)
+.dsd    dst2d = mem1d(dst2, LEN)
+)";
+    auto n = [](int v) { return std::to_string(v); };
+    if (east_out) src += ".dsd eo = fabout(" + n(ce_out) + ", 1, LEN)\n.oqinit 1, " + n(ce_out) + "\n";
+    if (east_in) src += ".dsd ei = fabin(" + n(ce_in) + ", 0, LEN)\n.iqinit 0, " + n(ce_in) + "\n";
+    if (west_out) src += ".dsd wo = fabout(" + n(cw_out) + ", 3, LEN)\n.oqinit 3, " + n(cw_out) + "\n";
+    if (west_in) src += ".dsd wi = fabin(" + n(cw_in) + ", 2, LEN)\n.iqinit 2, " + n(cw_in) + "\n";
+    src += ".code\n.task main, local, 10\nmain:\n";
+    if (east_out) src += "  mov32.async eo, srcd, ut=1\n";
+    if (east_in) src += "  mov32.async dstd, ei, ut=0\n";
+    if (west_out) src += "  mov32.async wo, srcd, ut=3\n";
+    if (west_in) src += "  mov32.async dst2d, wi, ut=2\n";
+    src += "  exit\n";
+    return assemble(src);
+  };
+  std::shared_ptr<const isa::ObjectImage> images[3][2];  // [first/middle/last][parity]
+  for (int p = 0; p < 2; ++p) {
+    images[0][p] = make(true, false, false, west, p);
+    images[1][p] = make(true, true, west, west, p);
+    images[2][p] = make(false, true, west, false, p);
+  }
+  auto w = std::make_unique<emu::Wafer>(emu::arch_profile("wse3"), side, side, emu::WaferOptions{threads, 64});
+  for (int y = 0; y < side; ++y)
+    for (int i = 0; i < side; ++i) {
+      const int p = i % 2, kind = i == 0 ? 0 : i == side - 1 ? 2 : 1;
+      w->load_program(i, y, images[kind][p], i, y);
+      const int ce_out = p ? 2 : 1, ce_in = p ? 1 : 2, cw_out = p ? 4 : 3, cw_in = p ? 3 : 4;
+      if (i > 0) w->set_route(i, y, ce_in, emu::ColorRoute::simple(kW, kR));
+      if (i < side - 1) w->set_route(i, y, ce_out, emu::ColorRoute::simple(kR, kE));
+      if (west && i > 0) w->set_route(i, y, cw_out, emu::ColorRoute::simple(kR, kW));
+      if (west && i < side - 1) w->set_route(i, y, cw_in, emu::ColorRoute::simple(kE, kR));
+      w->activate_task(i, y, 10);
+    }
+  return w;
+}
+
+std::string source_dir() {
+  const char* s = std::getenv("WSEMU_SOURCE_DIR");
+  return s ? s : WSEMU_DEFAULT_SOURCE_DIR;
+}
+
+Measured run_stencil(int side, int threads) {
+  constexpr int kM = 8, kN = 8, kIters = 4;
+  compiler::layout::BuildOptions options;
+  options.params = {{"kx", side}, {"ky", side}, {"M", kM}, {"N", kN}, {"ITERS", kIters}};
+  options.include_dirs = {firmware::include_dir()};
+  compiler::layout::BuildResult built =
+      compiler::layout::build_layout_file(source_dir() + "/kernels/stencil-2d-5pt/layout.wsl", options);
+  if (!built.ok()) throw std::runtime_error("stencil-2d-5pt does not build");
+  runtime::host::RuntimeOptions ro;
+  ro.threads = threads;
+  ro.backdoor = true;
+  runtime::host::SdkRuntime rt(*built.executable, ro);
+  rt.load();
+  const size_t tile = size_t(kM + 2) * size_t(kN + 2);
+  std::vector<uint32_t> u0(size_t(side) * size_t(side) * tile, 0x3f800000u), coeff;
+  for (int p = 0; p < side * side; ++p)
+    for (float v : {0.1f, 0.1f, 0.1f, 0.6f, 0.1f}) coeff.push_back(std::bit_cast<uint32_t>(v));
+  rt.memcpy_h2d("u0", u0, 0, 0, side, side, int(tile));
+  rt.memcpy_h2d("coeff", coeff, 0, 0, side, side, 5);
+  emu::Wafer& w = rt.wafer();
+  w.set_parallel_min_tiles(64);
+  const auto before = w.totals();
+  const auto t0 = std::chrono::steady_clock::now();
+  rt.launch("compute");
+  rt.run_until_quiescent();
+  const auto t1 = std::chrono::steady_clock::now();
+  const auto after = w.totals();
+  return {after.cycles - before.cycles, after.wavelet_hops - before.wavelet_hops,
+          after.pe_cycles - before.pe_cycles, after.tile_steps - before.tile_steps,
+          std::chrono::duration<double>(t1 - t0).count()};
+}
+
+Measured run_case(const std::string& name, int side, int threads) {
+  if (name == "dense") return run_wafer(*dense_wafer(side, threads));
+  if (name == "stream_e") return run_wafer(*stream_wafer(side, threads, false));
+  if (name == "stream_ew") return run_wafer(*stream_wafer(side, threads, true));
+  if (name == "stencil") return run_stencil(side, threads);
+  throw std::runtime_error("unknown case " + name);
+}
+
+std::vector<std::string> split(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// In the child: run `repeat` times, print one row with the median wall time.
+void child(const std::string& name, int side, int threads, int repeat) {
+  std::vector<Measured> runs;
+  for (int i = 0; i < repeat; ++i) runs.push_back(run_case(name, side, threads));
+  std::sort(runs.begin(), runs.end(), [](const Measured& a, const Measured& b) { return a.seconds < b.seconds; });
+  const Measured& m = runs[runs.size() / 2];
+  const int fabric = name == "stencil" ? side + 2 : side;  // the stencil's layout adds a ring
+  const double links = 2.0 * (fabric - 1) * fabric * 2.0;
+  std::printf("%-9s %5d %2d %9llu %9.3f %11.3e %11.3e %11.3e %9.1f %6.3f", name.c_str(), side, threads,
+              static_cast<unsigned long long>(m.cycles), m.seconds, double(m.hops) / m.seconds,
+              double(m.pe_cycles) / m.seconds, double(m.tile_steps) / m.seconds,
+              m.tile_steps ? m.seconds * 1e9 / double(m.tile_steps) : 0.0,
+              m.cycles ? double(m.hops) / (links * double(m.cycles)) : 0.0);
+  std::fflush(stdout);
+}
+
+void idle_child() {
+  emu::Wafer w(emu::arch_profile("wse3"), 762, 1176);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = w.run(1000);
+  const auto t1 = std::chrono::steady_clock::now();
+  std::printf("%-9s %5s %2d %9llu %9.6f  host bytes/tile %.2f", "idle", "full", 1,
+              static_cast<unsigned long long>(r.cycles_run), std::chrono::duration<double>(t1 - t0).count(),
+              double(w.host_memory_bytes()) / (762.0 * 1176.0));
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> cases = {"stream_e", "stream_ew", "dense", "stencil", "idle"};
+  std::vector<int> sizes = {16, 64, 256}, thread_counts = {1, 2};
+  int repeat = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string key = argv[i], value = argv[i + 1];
+    if (key == "--cases") {
+      cases = split(value);
+    } else if (key == "--sizes") {
+      sizes.clear();
+      for (const auto& s : split(value)) sizes.push_back(std::stoi(s));
+    } else if (key == "--threads") {
+      thread_counts.clear();
+      for (const auto& s : split(value)) thread_counts.push_back(std::stoi(s));
+    } else if (key == "--repeat") {
+      repeat = std::max(1, std::stoi(value));
+    } else {
+      std::fprintf(stderr, "usage: emulator_speed [--cases a,b] [--sizes 16,64] [--threads 1,2] [--repeat n]\n");
+      return 2;
+    }
+  }
+  std::printf("%-9s %5s %2s %9s %9s %11s %11s %11s %9s %6s %s\n", "case", "side", "th", "cycles", "wall_s",
+              "hops/s", "pe_cyc/s", "tsteps/s", "ns/tstep", "load", "peak_rss_MiB");
+  for (const std::string& name : cases) {
+    std::vector<int> case_sizes = name == "idle" ? std::vector<int>{0} : sizes;
+    for (int side : case_sizes)
+      for (int threads : name == "idle" ? std::vector<int>{1} : thread_counts) {
+        std::fflush(stdout);
+        const pid_t pid = fork();
+        if (pid == 0) {
+          try {
+            if (name == "idle")
+              idle_child();
+            else
+              child(name, side, threads, side >= 256 ? 1 : repeat);
+          } catch (const std::exception& e) {
+            std::printf("%-9s %5d %2d error: %s", name.c_str(), side, threads, e.what());
+            std::fflush(stdout);
+            _exit(1);
+          }
+          _exit(0);
+        }
+        int status = 0;
+        rusage usage{};
+        wait4(pid, &status, 0, &usage);
+        std::printf(" %8.1f\n", double(usage.ru_maxrss) / 1024.0);
+      }
+  }
+  return 0;
+}
