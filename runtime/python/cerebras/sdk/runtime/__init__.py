@@ -1,0 +1,1 @@
+"""cerebras.sdk.runtime on wsemu."""
