@@ -105,6 +105,11 @@ std::vector<std::string> validate(const Executable& exe) {
   auto add = [&](std::string s) { problems.push_back(std::move(s)); };
   if (exe.arch != "wse2" && exe.arch != "wse3") add("unknown architecture '" + exe.arch + "'");
   if (exe.fabric_width == 0 || exe.fabric_height == 0) add("empty fabric");
+  // No layout builds more than the largest real wafer (compiler/layout's max_fabric); a larger
+  // fabric in a file is damage, and would make the loader allocate for it.
+  if (exe.fabric_width > 1024 || exe.fabric_height > 1280)
+    add("fabric " + std::to_string(exe.fabric_width) + " x " + std::to_string(exe.fabric_height) +
+        " is larger than any wafer");
   for (size_t i = 0; i < exe.pe_configs.size(); ++i) {
     const PeConfig& c = exe.pe_configs[i];
     if (c.program < -1 || c.program >= static_cast<int64_t>(exe.programs.size()))
@@ -156,14 +161,52 @@ std::vector<std::string> validate(const Executable& exe) {
       if (!apart) add(where + " overlaps rect '" + o.name + "'");
     }
   }
+  // The programs the host reaches through a rect's name: the runtime looks the program symbol
+  // or function up in each of them and must find it. (A routing-only PE has no program; the
+  // runtime refuses a copy that touches one.)
+  auto programs_of = [&](const Rect& r) {
+    std::set<int32_t> programs;
+    for (const ConfigRun& run : r.runs) {
+      if (run.config >= exe.pe_configs.size()) continue;  // reported above
+      const int32_t program = exe.pe_configs[run.config].program;
+      if (program >= 0 && program < static_cast<int64_t>(exe.programs.size()))
+        programs.insert(program);
+    }
+    return programs;
+  };
   std::set<std::string> names;
   for (const HostSymbol& s : exe.symbols) {
-    if (s.rect >= exe.rects.size()) add("symbol '" + s.name + "' names a missing rect");
+    const std::string what = "symbol '" + s.name + "'";
     if (!names.insert(s.name).second) add("host name '" + s.name + "' appears twice");
+    if (s.rect >= exe.rects.size()) {
+      add(what + " names a missing rect");
+      continue;
+    }
+    for (int32_t p : programs_of(exe.rects[s.rect])) {
+      const isa::Symbol* sym = exe.programs[static_cast<size_t>(p)].object.find_symbol(s.program_symbol);
+      const std::string in = "program " + std::to_string(p) + " ('" +
+                             exe.programs[static_cast<size_t>(p)].source_path + "')";
+      if (!sym)
+        add(what + " names '" + s.program_symbol + "', which " + in + " does not define");
+      else if (sym->type != s.type || sym->count < s.elems_per_pe)
+        add(what + " says " + std::to_string(s.elems_per_pe) + " " +
+            std::string(isa::elem_type_name(s.type)) + " per PE, but '" + s.program_symbol +
+            "' of " + in + " is " + std::string(isa::elem_type_name(sym->type)) + "[" +
+            std::to_string(sym->count) + "]");
+    }
   }
   for (const HostFunction& f : exe.functions) {
-    if (f.rect >= exe.rects.size()) add("function '" + f.name + "' names a missing rect");
+    const std::string what = "function '" + f.name + "'";
     if (!names.insert(f.name).second) add("host name '" + f.name + "' appears twice");
+    if (f.rect >= exe.rects.size()) {
+      add(what + " names a missing rect");
+      continue;
+    }
+    for (int32_t p : programs_of(exe.rects[f.rect])) {
+      if (!exe.programs[static_cast<size_t>(p)].object.find_function(f.program_function))
+        add(what + " names '" + f.program_function + "', which program " + std::to_string(p) +
+            " ('" + exe.programs[static_cast<size_t>(p)].source_path + "') does not define");
+    }
   }
   return problems;
 }

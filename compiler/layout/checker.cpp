@@ -251,7 +251,9 @@ void Checker::check_rects() {
       continue;
     }
     if (plan_.fabric_width == 0) continue;
-    if (x < 0 || y < 0 || x + w > plan_.fabric_width || y + h > plan_.fabric_height) {
+    // Compared without x + w, which a size near 2^63 would overflow.
+    const int64_t fabric_w = plan_.fabric_width, fabric_h = plan_.fabric_height;
+    if (x < 0 || y < 0 || x > fabric_w || y > fabric_h || w > fabric_w - x || h > fabric_h - y) {
       error(r.loc, shape + " is off the fabric (" + std::to_string(plan_.fabric_width) + " x " +
                        std::to_string(plan_.fabric_height) + ": columns 0.." +
                        std::to_string(plan_.fabric_width - 1) + ", rows 0.." +

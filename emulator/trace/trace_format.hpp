@@ -1,4 +1,4 @@
-// The .wstrace file format, version 1.1: constants, chunk types and the event record codec
+// The .wstrace file format, version 1.2: constants, chunk types and the event record codec
 // shared by the recorder (trace_writer) and the reader. emulator/trace/README.md documents
 // every field; this header is its executable form and must stay in step with it.
 //
@@ -21,8 +21,9 @@ namespace wsemu::trace {
 
 constexpr std::array<uint8_t, 8> kMagic = {0x89, 'W', 'S', 'T', 'R', '\r', '\n', 0x1A};
 constexpr uint16_t kVersionMajor = 1;  // a reader refuses another major version
-constexpr uint16_t kVersionMinor = 1;  // and accepts any minor version of its major
-                                       // (1.1: link_stall events, wavelet_landed emitted)
+constexpr uint16_t kVersionMinor = 2;  // and accepts any minor version of its major
+                                       // (1.1: link_stall events, wavelet_landed emitted;
+                                       // 1.2: checksums, below)
 constexpr uint32_t kFileHeaderBytes = 64;
 constexpr uint32_t kMaxChunkBytes = 64u << 20;  // larger chunk lengths mean a corrupt file
 
@@ -37,6 +38,12 @@ constexpr uint32_t kChunkEvents = fourcc('E', 'V', 'T', 'S');    // binary: a bl
 constexpr uint32_t kChunkHang = fourcc('H', 'A', 'N', 'G');      // JSON: the wait-for graph
 constexpr uint32_t kChunkStats = fourcc('S', 'T', 'A', 'T');     // JSON: the wafer's counters at the end
 constexpr uint32_t kChunkEnd = fourcc('E', 'N', 'D', ' ');       // binary: how the recording ended
+// From 1.2 every chunk is followed by a CRC chunk: u32 CRC-32 of the chunk before it (its type,
+// length and payload). Readers of 1.0 and 1.1 skip it as an unknown type. The header's CRC-32
+// (computed with its own four bytes zero) sits at kHeaderChecksumOffset, in what 1.1 reserved.
+constexpr uint32_t kChunkChecksum = fourcc('C', 'R', 'C', ' ');
+constexpr uint16_t kFirstChecksummedMinor = 2;
+constexpr uint32_t kHeaderChecksumOffset = 48;
 
 // Why a recording ended (the END chunk).
 enum class EndStatus : uint8_t { QUIESCENT = 0, CYCLE_LIMIT = 1, HANG = 2, FAULT = 3, STOPPED = 4 };

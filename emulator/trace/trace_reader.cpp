@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <boost/crc.hpp>
+
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -62,6 +65,22 @@ TraceReader::TraceReader(std::string path) : path_(std::move(path)) {
   if (header_.width < 1 || header_.height < 1)
     throw TraceError(fmt::format("{}: corrupt header (fabric {}x{})", path_, header_.width, header_.height));
 
+  const bool checksummed = header_.version_minor >= kFirstChecksummedMinor;
+  if (checksummed) {
+    std::vector<uint8_t> zeroed = head;
+    uint32_t stored = 0;
+    for (int i = 0; i < 4; ++i) {
+      stored |= uint32_t(zeroed[kHeaderChecksumOffset + i]) << (8 * i);
+      zeroed[kHeaderChecksumOffset + i] = 0;
+    }
+    boost::crc_32_type crc;
+    crc.process_bytes(zeroed.data(), zeroed.size());
+    if (crc.checksum() != stored)
+      throw TraceError(fmt::format("{}: the header (bytes 0-63) fails its checksum: the file is corrupt", path_));
+  } else if (!std::all_of(head.begin() + kHeaderChecksumOffset, head.end(), [](uint8_t b) { return b == 0; })) {
+    throw TraceError(fmt::format("{}: corrupt header (reserved bytes 48-63 are not zero)", path_));
+  }
+
   std::optional<nlohmann::json> programs_json, pe_map_json;
   uint64_t at = header_bytes;
   bool first_events = true;
@@ -76,7 +95,37 @@ TraceReader::TraceReader(std::string path) : path_(std::move(path)) {
       break;
     }
     const ChunkRef ref{at + 8, size};
-    at += 8 + uint64_t(size);
+    std::optional<std::string> payload;
+    if (checksummed) {
+      // Every chunk is checked before anything of it is believed, so a flipped bit is an error
+      // naming its chunk, never a quietly wrong summary.
+      if (type == kChunkChecksum)
+        throw TraceError(fmt::format("{}: corrupt trace: a checksum chunk at byte {} follows no chunk", path_, at));
+      const uint64_t check_at = at + 8 + size;
+      if (check_at + 12 > file_size) {
+        warnings_.push_back(fmt::format(
+            "the trace is cut short at byte {} (a chunk without its checksum); the rest is ignored", at));
+        break;
+      }
+      payload = read_payload(ref);
+      boost::crc_32_type crc;
+      crc.process_bytes(ch, 8);
+      crc.process_bytes(payload->data(), payload->size());
+      uint8_t check[12];
+      in.seekg(std::streamoff(check_at));
+      in.read(reinterpret_cast<char*>(check), 12);
+      ByteCursor k{check, check + 12};
+      const uint32_t check_type = k.u32(), check_size = k.u32(), stored = k.u32();
+      if (!in || check_type != kChunkChecksum || check_size != 4)
+        throw TraceError(fmt::format("{}: corrupt trace: the chunk at byte {} is not followed by its checksum (byte {})",
+                                     path_, at, check_at));
+      if (crc.checksum() != stored)
+        throw TraceError(fmt::format("{}: corrupt trace: the chunk at byte {} ({} bytes) fails its checksum", path_, at,
+                                     8 + uint64_t(size)));
+      at = check_at + 12;
+    } else {
+      at += 8 + uint64_t(size);
+    }
     if (type == kChunkEvents) {
       if (size < 12) throw TraceError(fmt::format("{}: corrupt event chunk at byte {}", path_, ref.offset - 8));
       in.seekg(std::streamoff(ref.offset));
@@ -91,9 +140,9 @@ TraceReader::TraceReader(std::string path) : path_(std::move(path)) {
       event_chunks_.push_back(ref);
       continue;
     }
-    const std::string payload = read_payload(ref);
+    if (!payload) payload = read_payload(ref);
     if (type == kChunkFilter) {
-      ByteCursor f{reinterpret_cast<const uint8_t*>(payload.data()), reinterpret_cast<const uint8_t*>(payload.data()) + payload.size()};
+      ByteCursor f{reinterpret_cast<const uint8_t*>(payload->data()), reinterpret_cast<const uint8_t*>(payload->data()) + payload->size()};
       filter_.kinds = f.u32();
       filter_.rect.x = int(f.u32());
       filter_.rect.y = int(f.u32());
@@ -104,15 +153,15 @@ TraceReader::TraceReader(std::string path) : path_(std::move(path)) {
       filter_.cycles.end = f.u64();
       if (!f.ok) throw TraceError(fmt::format("{}: corrupt filter chunk", path_));
     } else if (type == kChunkPrograms) {
-      programs_json = parse_json_chunk(payload, path_, "PROG");
+      programs_json = parse_json_chunk(*payload, path_, "PROG");
     } else if (type == kChunkPeMap) {
-      pe_map_json = parse_json_chunk(payload, path_, "PEMP");
+      pe_map_json = parse_json_chunk(*payload, path_, "PEMP");
     } else if (type == kChunkHang) {
-      hang_ = WaitForGraph::from_json(parse_json_chunk(payload, path_, "HANG"));
+      hang_ = WaitForGraph::from_json(parse_json_chunk(*payload, path_, "HANG"));
     } else if (type == kChunkStats) {
-      stats_ = parse_json_chunk(payload, path_, "STAT");
+      stats_ = parse_json_chunk(*payload, path_, "STAT");
     } else if (type == kChunkEnd) {
-      ByteCursor e{reinterpret_cast<const uint8_t*>(payload.data()), reinterpret_cast<const uint8_t*>(payload.data()) + payload.size()};
+      ByteCursor e{reinterpret_cast<const uint8_t*>(payload->data()), reinterpret_cast<const uint8_t*>(payload->data()) + payload->size()};
       TraceEnd end;
       end.status = EndStatus(e.u8());
       end.end_cycle = e.u64();

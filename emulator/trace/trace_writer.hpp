@@ -52,7 +52,8 @@ class TraceWriter final : public emu::EventSink {
   const std::string& path() const { return path_; }
 
  private:
-  void write_chunk(uint32_t type, const uint8_t* data, size_t size);
+  void write_chunk(uint32_t type, const uint8_t* data, size_t size);  // and its CRC chunk
+  void write_checksum(uint32_t crc);
   void write_json_chunk(uint32_t type, const std::string& json);
   void flush_events();
   void close(EndStatus status, uint64_t end_cycle);

@@ -42,6 +42,14 @@ SdkRuntime::~SdkRuntime() = default;
 void SdkRuntime::load() {
   if (state_->loaded) usage("load: the executable is already loaded");
   if (state_->stopped) usage("load: the runtime was stopped");
+  // An executable built in memory has not been through load_executable()'s check; every lookup
+  // below relies on its cross references (a host symbol's program symbol on every PE of its rect).
+  const std::vector<std::string> problems = validate(state_->exe);
+  if (!problems.empty()) {
+    std::string all;
+    for (const std::string& p : problems) all += "\n  " + p;
+    usage(fmt::format("load: the executable is inconsistent:{}", all));
+  }
   state_->load();
 }
 
@@ -83,7 +91,7 @@ Target resolve(const SdkRuntime::State& s, const std::string& call, const std::s
   }
   if (w <= 0 || h <= 0 || elems <= 0)
     usage(fmt::format("{}: width {}, height {} and elements per PE {} must be positive", call, w, h, elems));
-  if (x0 < 0 || y0 < 0 || uint32_t(x0 + w) > t.rect->width || uint32_t(y0 + h) > t.rect->height)
+  if (x0 < 0 || y0 < 0 || int64_t(x0) + w > int64_t(t.rect->width) || int64_t(y0) + h > int64_t(t.rect->height))
     usage(fmt::format("{}: PEs ({}, {}) .. ({}, {}) are outside rectangle '{}' ({} x {})", call, x0, y0, x0 + w - 1,
                       y0 + h - 1, t.rect->name, t.rect->width, t.rect->height));
   const size_t need = size_t(w) * size_t(h) * size_t(elems);
@@ -94,10 +102,22 @@ Target resolve(const SdkRuntime::State& s, const std::string& call, const std::s
   return t;
 }
 
+// `symbol` in the program of fabric PE (fx, fy). load() validated that every PE of the symbol's
+// rect runs a program defining it; the check here keeps a broken invariant a usage error.
+const isa::Symbol& program_symbol(const SdkRuntime::State& s, const HostSymbol& symbol, int fx, int fy) {
+  const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(fy));
+  const isa::Symbol* ps = pc && pc->program >= 0 && size_t(pc->program) < s.images.size()
+                              ? s.images[size_t(pc->program)]->find_symbol(symbol.program_symbol)
+                              : nullptr;
+  if (!ps)
+    usage(fmt::format("symbol '{}': PE ({}, {}) runs no program defining '{}'", symbol.name, fx, fy,
+                      symbol.program_symbol));
+  return *ps;
+}
+
 // Where `symbol` lives on fabric PE (fx, fy): per-PE programs may place it differently.
 uint32_t symbol_address(const SdkRuntime::State& s, const HostSymbol& symbol, int fx, int fy) {
-  const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(fy));
-  return s.images[size_t(pc->program)]->find_symbol(symbol.program_symbol)->address;
+  return program_symbol(s, symbol, fx, fy).address;
 }
 
 // The PE's position on its row's memcpy chain; a usage error when its program has no firmware.
@@ -395,8 +415,7 @@ std::vector<uint32_t> SdkRuntime::read_symbol(int x, int y, const std::string& s
     usage(fmt::format("read_symbol: PE ({}, {}) is outside rectangle '{}' ({} x {})", x, y, rect.name, rect.width,
                       rect.height));
   const int fx = int(rect.x) + x, fy = int(rect.y) + y;
-  const PeConfig* pc = s.exe.pe_config_at(uint32_t(fx), uint32_t(fy));
-  const isa::Symbol* ps = s.images[size_t(pc->program)]->find_symbol(sym->program_symbol);
+  const isa::Symbol* ps = &program_symbol(s, *sym, fx, fy);
   const uint32_t bytes = uint32_t(isa::elem_bytes(sym->type));
   std::vector<uint8_t> buf(size_t(ps->count) * bytes);
   s.wafer->read_sram(fx, fy, ps->address, buf);

@@ -138,6 +138,22 @@ TEST(Executable, RejectsInconsistentContents) {
   bad.symbols.push_back({"go", "y", isa::ElemType::F32, 1, 0, true, true});
   EXPECT_EQ(load_error(serialize_executable(bad)),
             "k.wsx: corrupted executable: host name 'go' appears twice");
+  // Cross references into the programs: `wsemu run` looked these up without checking.
+  bad = sample();
+  bad.symbols[0].program_symbol = "missing";
+  EXPECT_EQ(load_error(serialize_executable(bad)),
+            "k.wsx: corrupted executable: symbol 'y' names 'missing', which program 0 ('pe.wsa') "
+            "does not define");
+  bad = sample();
+  bad.symbols[0].elems_per_pe = 5;
+  EXPECT_EQ(load_error(serialize_executable(bad)),
+            "k.wsx: corrupted executable: symbol 'y' says 5 f32 per PE, but 'y' of program 0 "
+            "('pe.wsa') is f32[4]");
+  bad = sample();
+  bad.functions[0].program_function = "nowhere";
+  EXPECT_EQ(load_error(serialize_executable(bad)),
+            "k.wsx: corrupted executable: function 'go' names 'nowhere', which program 0 "
+            "('pe.wsa') does not define");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // The .wstrace format: header fields, event round trip through many chunks, the recorder's
-// filters, files cut short, and clear errors for files that are not traces.
+// filters, files cut short, clear errors for files that are not traces, and every flipped bit
+// of a recorded trace caught by its checksums.
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
@@ -164,8 +165,9 @@ TEST_F(TraceFormat, RecorderFiltersKindsRectColorsAndCycles) {
 TEST_F(TraceFormat, AFileCutShortIsReadableUpToItsLastCompleteChunk) {
   record(path("t.wstrace"), {});
   std::string bytes = read_file(path("t.wstrace"));
-  // Drop the END chunk (25-byte payload + 8) and a few bytes more: the STAT chunk is cut.
-  bytes.resize(bytes.size() - 33 - 5);
+  // Drop the END chunk (25-byte payload + 8) with its 12-byte CRC chunk, STAT's CRC chunk and a
+  // few bytes more: the STAT chunk is cut.
+  bytes.resize(bytes.size() - 12 - 33 - 12 - 5);
   std::ofstream(path("cut.wstrace"), std::ios::binary) << bytes;
   trace::TraceReader r(path("cut.wstrace"));
   EXPECT_FALSE(r.complete());
@@ -203,6 +205,66 @@ TEST_F(TraceFormat, FilesThatAreNotTracesGiveClearErrors) {
   } catch (const TraceError& e) {
     EXPECT_NE(std::string(e.what()).find(fmt::format("version 9.{}", trace::kVersionMinor)), std::string::npos) << e.what();
   }
+}
+
+// Files of 1.1 writers carry no CRC chunks and no header checksum: still read as they are.
+TEST_F(TraceFormat, AVersion11FileWithoutChecksumsIsStillRead) {
+  record(path("t.wstrace"), {});
+  const std::string bytes = read_file(path("t.wstrace"));
+  auto u32_at = [&](size_t at) {
+    uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) v |= uint32_t(uint8_t(bytes[at + i])) << (8 * i);
+    return v;
+  };
+  std::string old = bytes.substr(0, 64);
+  old[10] = 1, old[11] = 0;                      // version 1.1
+  for (int i = 48; i < 52; ++i) old[i] = 0;      // reserved again
+  size_t at = 64, dropped = 0;
+  while (at + 8 <= bytes.size()) {
+    const uint32_t type = u32_at(at), size = u32_at(at + 4);
+    if (type == trace::kChunkChecksum)
+      ++dropped;
+    else
+      old += bytes.substr(at, 8 + size);
+    at += 8 + size;
+  }
+  EXPECT_GE(dropped, 6u);  // FILT, PROG, PEMP, EVTS, STAT, END
+  std::ofstream(path("v11.wstrace"), std::ios::binary) << old;
+  trace::TraceReader r(path("v11.wstrace"));
+  EXPECT_TRUE(r.complete());
+  EXPECT_TRUE(r.warnings().empty());
+  EXPECT_EQ(r.event_count(), 22u);
+}
+
+// A bit flipped anywhere in a trace is an error or, where it makes a chunk look longer than the
+// file, a warning that the rest is ignored; never a file read as if it were intact.
+TEST_F(TraceFormat, EveryFlippedBitIsCaught) {
+  record(path("t.wstrace"), {});
+  const std::string original = read_file(path("t.wstrace"));
+  ASSERT_GT(original.size(), 200u);
+  size_t errors = 0, warnings = 0;
+  for (size_t byte = 0; byte < original.size(); ++byte) {
+    std::string bytes = original;
+    bytes[byte] = char(bytes[byte] ^ (1 << (byte % 8)));
+    std::ofstream(path("flip.wstrace"), std::ios::binary | std::ios::trunc) << bytes;
+    try {
+      trace::TraceReader r(path("flip.wstrace"));
+      r.for_each_event([](const emu::TraceEvent&) { return true; });
+      if (r.warnings().empty()) {
+        ADD_FAILURE() << "bit " << byte % 8 << " of byte " << byte << " flipped, read without a warning";
+        continue;
+      }
+      ++warnings;
+    } catch (const TraceError& e) {
+      ++errors;
+      const std::string what = e.what();
+      EXPECT_TRUE(what.find("byte") != std::string::npos || what.find("version") != std::string::npos ||
+                  what.find("header") != std::string::npos)
+          << "flip at byte " << byte << ": " << what;
+    }
+  }
+  EXPECT_GT(errors, original.size() * 9 / 10);  // warnings: only a chunk length pointing past the end
+  SUCCEED() << errors << " errors, " << warnings << " warnings of " << original.size() << " flips";
 }
 
 TEST(TraceFilterParsing, AcceptsTheDocumentedSpellingsAndRefusesOthers) {

@@ -19,24 +19,63 @@
 namespace wsemu::cli {
 namespace {
 
+// A numeric flag's value must be a number in [low, high] (above low when low_open), checked on
+// the text before CLI11 converts it: its unsigned conversion turns "-5" into 2^64 - 5, and NaN
+// passes every comparison. A refusal is a usage error (exit 2).
+CLI::Validator in_range(double low, double high, bool low_open = false) {
+  const std::string description =
+      fmt::format("{}{:g}..{:g}{}", low_open ? "(" : "[", low, high, "]");
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        double value = 0;
+        size_t used = 0;
+        try {
+          value = std::stod(text, &used);
+        } catch (const std::exception&) {
+          used = 0;
+        }
+        if (used == 0 || used != text.size()) return fmt::format("'{}' is not a number", text);
+        const bool above_low = low_open ? value > low : value >= low;
+        if (!(above_low && value <= high))  // false for NaN too
+          return fmt::format("{} is outside {}", text, description);
+        return std::string();
+      },
+      description);
+}
+
 // Options both commands share: what the wafers compute.
 void add_run_options(CLI::App& app, wstrain::RunConfig& run) {
   app.add_option("--model", run.model, "MLP: mlp:IN,HIDDEN,...,CLASSES")->capture_default_str();
   app.add_option("--dataset", run.dataset, "fashion-mnist or synthetic")->capture_default_str();
   app.add_option("--data-dir", run.data_dir, "Fashion-MNIST IDX folder (default: /usr/share/datasets/fashion-mnist)");
   app.add_option("--synthetic-samples", run.synthetic_samples, "synthetic: training samples (test: a quarter)")
+      ->check(in_range(1, 1e9))
       ->capture_default_str();
-  app.add_option("--synthetic-noise", run.synthetic_noise, "synthetic: noise scale")->capture_default_str();
+  app.add_option("--synthetic-noise", run.synthetic_noise, "synthetic: noise scale")
+      ->check(in_range(0, 1e6))
+      ->capture_default_str();
   app.add_flag("--standardize", run.standardize, "fashion-mnist: standardize the pixels before training");
-  app.add_option("--seed", run.seed, "seed of initialization, shuffling and sparsity mask")->capture_default_str();
-  app.add_option("--batch", run.batch, "global batch (all wafers together)")->capture_default_str();
-  app.add_option("--wafers", run.wafers, "data-parallel wafers, each its own emulator process")->capture_default_str();
+  app.add_option("--seed", run.seed, "seed of initialization, shuffling and sparsity mask")
+      ->check(in_range(0, 1.8e19))
+      ->capture_default_str();
+  app.add_option("--batch", run.batch, "global batch (all wafers together)")
+      ->check(in_range(1, 1e9))
+      ->capture_default_str();
+  app.add_option("--wafers", run.wafers, "data-parallel wafers, each its own emulator process")
+      ->check(in_range(1, 64))
+      ->capture_default_str();
   app.add_option("--micro-batch", run.micro_batch, "samples per micro-batch on a wafer (0: its whole shard)")
+      ->check(in_range(0, 1e9))
       ->capture_default_str();
   app.add_option("--sparsity", run.sparsity, "fraction of every weight matrix pruned (fixed random mask)")
+      ->check(in_range(0, 1))
       ->capture_default_str();
-  app.add_option("--columns", run.columns, "PE columns of each wafer's rectangle (0: chosen)")->capture_default_str();
-  app.add_option("--rows", run.rows, "PE rows of each wafer's rectangle (0: chosen to fit SRAM)")->capture_default_str();
+  app.add_option("--columns", run.columns, "PE columns of each wafer's rectangle (0: chosen)")
+      ->check(in_range(0, 1e5))
+      ->capture_default_str();
+  app.add_option("--rows", run.rows, "PE rows of each wafer's rectangle (0: chosen to fit SRAM)")
+      ->check(in_range(0, 1e5))
+      ->capture_default_str();
 }
 
 const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
@@ -58,12 +97,15 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
       "loopback. Prints progress, then test accuracy, bytes streamed, wait vs compute, emulated cycles and the "
       "predicted step time; --out writes loss.csv, loss.png and summary.json. See runtime/wstrain/README.md.");
   add_run_options(app, o->run);
-  app.add_option("--epochs", *epochs, "epochs to train (fractions allowed; default 1 unless --steps)");
-  app.add_option("--steps", *steps, "steps to train (overrides --epochs)");
+  app.add_option("--epochs", *epochs, "epochs to train (fractions allowed; default 1 unless --steps)")
+      ->check(in_range(0, 1e6, true));
+  app.add_option("--steps", *steps, "steps to train (overrides --epochs)")->check(in_range(1, 1e12));
   app.add_option("--optimizer", *optimizer, "sgd, momentum, adam or adamw")->capture_default_str();
-  app.add_option("--lr", *lr, "learning rate")->capture_default_str();
-  app.add_option("--momentum", o->optimizer.momentum, "momentum (mu)")->capture_default_str();
-  app.add_option("--weight-decay", o->optimizer.weight_decay, "weight decay")->capture_default_str();
+  app.add_option("--lr", *lr, "learning rate")->check(in_range(0, 1e6, true))->capture_default_str();
+  app.add_option("--momentum", o->optimizer.momentum, "momentum (mu)")->check(in_range(0, 1))->capture_default_str();
+  app.add_option("--weight-decay", o->optimizer.weight_decay, "weight decay")
+      ->check(in_range(0, 1e6))
+      ->capture_default_str();
   app.add_option("--sparse-stream", *stream,
                  "auto (with --sparsity > 0), on or off: stream only the kept weights with their indices")
       ->capture_default_str();
@@ -74,14 +116,19 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
   app.add_option("--swarmx", *swarmx, "with --memoryx: the SwarmX node(s) the wafers join, HOST:PORT[,...]");
   app.add_option("--token-file", o->token_file, "with --memoryx: the cluster's token file");
   app.add_option("--fanout", o->fanout, "SwarmX children per node (the loss is reduced in this tree)")
+      ->check(in_range(2, 1024))
       ->capture_default_str();
   app.add_option("--checkpoint-every", o->checkpoint_every, "MemoryX checkpoints every N steps (local cluster)")
+      ->check(in_range(0, 1e12))
       ->capture_default_str();
-  app.add_option("--threads", o->worker_threads, "emulator threads per wafer process")->capture_default_str();
+  app.add_option("--threads", o->worker_threads, "emulator threads per wafer process")
+      ->check(in_range(1, 1024))
+      ->capture_default_str();
   app.add_flag("--backdoor-inputs", o->backdoor_inputs,
                "copy activations and labels into SRAM through the back door (no host-channel cycles)");
   app.add_option("--kill-memoryx-after-step", o->kill_memoryx_after_step,
-                 "fault injection: SIGKILL MemoryX once N steps are done and restart it from its store");
+                 "fault injection: SIGKILL MemoryX once N steps are done and restart it from its store")
+      ->check(in_range(-1, 1e12));
   app.add_flag("-q,--quiet", *quiet, "no per-step progress");
   return [=] {
     try {
