@@ -51,6 +51,14 @@ class Connection : public std::enable_shared_from_this<Connection> {
              std::chrono::milliseconds handshake_deadline = std::chrono::milliseconds(0));
   void set_authenticated();
   bool authenticated() const { return authenticated_; }
+  // The handshake's nonces on this connection (handshake.hpp): the acceptor's challenge and the
+  // connecting side's own.
+  void set_nonces(std::string server_nonce, std::string client_nonce) {
+    server_nonce_ = std::move(server_nonce);
+    client_nonce_ = std::move(client_nonce);
+  }
+  const std::string& server_nonce() const { return server_nonce_; }
+  const std::string& client_nonce() const { return client_nonce_; }
 
   void send(const pb::Envelope& envelope);
   void send_frame(std::shared_ptr<const std::string> frame);
@@ -102,6 +110,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   size_t queued_bytes_ = 0;
   std::vector<std::function<void()>> drain_handlers_;
   std::shared_ptr<PeerCounters> counters_;
+  std::string server_nonce_, client_nonce_;
 };
 
 }  // namespace wsemu::cluster

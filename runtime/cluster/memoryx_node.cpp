@@ -4,6 +4,7 @@
 
 #include <csignal>
 
+#include "runtime/cluster/handshake.hpp"
 #include "runtime/cluster/optimizer.hpp"
 #include "runtime/cluster/tensor_codec.hpp"
 
@@ -66,6 +67,7 @@ void MemoryXNode::accept(std::shared_ptr<Connection> connection) {
   connection->start([this, id](pb::Envelope& envelope) { on_frame(id, envelope); },
                     [this, id](const std::string& reason) { on_closed(id, reason); },
                     std::chrono::milliseconds(5000));
+  send_challenge(*connection);
 }
 
 void MemoryXNode::on_closed(uint64_t peer_id, const std::string& reason) {
@@ -97,12 +99,8 @@ void MemoryXNode::handshake(Peer& peer, pb::Envelope& envelope) {
     refusal = "the first frame must be Hello";
   } else {
     const pb::Hello& hello = envelope.hello();
-    if (hello.protocol_version() != kProtocolVersion) {
-      refusal = fmt::format("protocol version {} is not supported (this node speaks {})",
-                            hello.protocol_version(), kProtocolVersion);
-    } else if (!tokens_equal(hello.token(), options_.token)) {
-      refusal = "wrong token";
-    } else if (hello.role() != pb::SWARMX && hello.role() != pb::LEAF &&
+    refusal = check_hello(*peer.connection, hello, options_.token, answer);
+    if (refusal.empty() && hello.role() != pb::SWARMX && hello.role() != pb::LEAF &&
                hello.role() != pb::ORCHESTRATOR) {
       refusal = fmt::format("role '{}' cannot connect to memoryx", role_name(hello.role()));
     }
@@ -110,6 +108,7 @@ void MemoryXNode::handshake(Peer& peer, pb::Envelope& envelope) {
   if (!refusal.empty()) {
     ++stats_.counter("connections_refused");
     spdlog::warn("refused connection from {}: {}", peer.connection->remote(), refusal);
+    answer.clear_proof();
     answer.set_accepted(false);
     answer.set_reason(refusal);
     peer.connection->send(reply);

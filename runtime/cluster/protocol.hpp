@@ -21,7 +21,7 @@ namespace wsemu::cluster {
 
 namespace pb = wsemu::cluster::pb;
 
-inline constexpr uint32_t kProtocolVersion = 1;
+inline constexpr uint32_t kProtocolVersion = 2;  // 2: challenge-response handshake
 inline constexpr size_t kFrameHeaderBytes = 4;
 inline constexpr size_t kDefaultMaxFrameBytes = 64u << 20;
 // Until a peer has passed the handshake it may send only small frames, so an unauthenticated

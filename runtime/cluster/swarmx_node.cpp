@@ -1,5 +1,7 @@
 #include "runtime/cluster/swarmx_node.hpp"
 
+#include "runtime/cluster/handshake.hpp"
+
 #include <spdlog/spdlog.h>
 
 #include "runtime/cluster/tensor_codec.hpp"
@@ -82,6 +84,7 @@ void SwarmXNode::accept(std::shared_ptr<Connection> connection) {
   connection->start([this, id](pb::Envelope& envelope) { on_child_frame(id, envelope); },
                     [this, id](const std::string& reason) { on_child_closed(id, reason); },
                     std::chrono::milliseconds(5000));
+  send_challenge(*connection);
 }
 
 std::optional<uint32_t> SwarmXNode::rank_of(uint64_t connection_id) const {
@@ -104,15 +107,11 @@ void SwarmXNode::child_handshake(uint64_t connection_id,
     refusal = "the first frame must be Hello";
   } else {
     const pb::Hello& hello = envelope.hello();
-    if (hello.protocol_version() != kProtocolVersion) {
-      refusal = fmt::format("protocol version {} is not supported (this node speaks {})",
-                            hello.protocol_version(), kProtocolVersion);
-    } else if (!tokens_equal(hello.token(), options_.token)) {
-      refusal = "wrong token";
-    } else if (hello.role() != pb::SWARMX && hello.role() != pb::LEAF &&
+    refusal = check_hello(*connection, hello, options_.token, answer);
+    if (refusal.empty() && hello.role() != pb::SWARMX && hello.role() != pb::LEAF &&
                hello.role() != pb::ORCHESTRATOR) {
       refusal = fmt::format("role '{}' cannot connect to swarmx", role_name(hello.role()));
-    } else if (hello.role() != pb::ORCHESTRATOR && !children_.count(hello.rank()) &&
+    } else if (refusal.empty() && hello.role() != pb::ORCHESTRATOR && !children_.count(hello.rank()) &&
                children_.size() >= options_.fanout) {
       std::string ranks;
       for (const auto& [rank, child] : children_)
@@ -124,6 +123,7 @@ void SwarmXNode::child_handshake(uint64_t connection_id,
   if (!refusal.empty()) {
     ++stats_.counter("connections_refused");
     spdlog::warn("refused connection from {}: {}", connection->remote(), refusal);
+    answer.clear_proof();
     answer.set_accepted(false);
     answer.set_reason(refusal);
     connection->send(reply);

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "runtime/cluster/handshake.hpp"
+
 namespace wsemu::cluster {
 
 UpstreamLink::UpstreamLink(asio::io_context& io, Options options, Handlers handlers)
@@ -64,9 +66,7 @@ void UpstreamLink::dial() {
                     if (link && link->connection_ == connection) link->on_closed(reason);
                   },
                   self->options_.handshake_timeout);
-              pb::Envelope hello;
-              *hello.mutable_hello() = self->options_.hello;
-              connection->send(hello);
+              // The Hello waits for the acceptor's challenge (on_frame).
             });
       });
 }
@@ -91,12 +91,37 @@ void UpstreamLink::on_frame(pb::Envelope& envelope) {
     throw ProtocolError(
         fmt::format("{} answered: {}", options_.address.to_string(), envelope.error().message()));
   }
-  if (envelope.body_case() != pb::Envelope::kHelloReply) {
-    throw ProtocolError("expected HelloReply as the first frame");
+  if (envelope.body_case() == pb::Envelope::kHelloChallenge) {
+    if (!connection_->server_nonce().empty()) throw ProtocolError("a second HelloChallenge");
+    const pb::HelloChallenge& challenge = envelope.hello_challenge();
+    if (challenge.nonce().size() != kNonceBytes) throw ProtocolError("a malformed HelloChallenge");
+    // The token itself never travels: the Hello proves it over both nonces.
+    pb::Envelope hello;
+    pb::Hello& h = *hello.mutable_hello();
+    h = options_.hello;
+    h.clear_token();
+    h.set_client_nonce(random_nonce());
+    connection_->set_nonces(challenge.nonce(), h.client_nonce());
+    h.set_proof(hello_proof(options_.hello.token(), challenge.nonce(), h));
+    connection_->send(hello);
+    return;
+  }
+  if (envelope.body_case() != pb::Envelope::kHelloReply || connection_->server_nonce().empty()) {
+    throw ProtocolError(fmt::format(
+        "{} did not start with HelloChallenge (a node older than protocol version {}?)",
+        options_.address.to_string(), kProtocolVersion));
   }
   const pb::HelloReply& reply = envelope.hello_reply();
   if (!reply.accepted()) {
     const std::string reason = reply.reason();
+    connection_->close("handshake refused: " + reason);
+    if (handlers_.on_refused) handlers_.on_refused(reason);
+    return;
+  }
+  if (!tokens_equal(reply.proof(), accept_proof(options_.hello.token(), connection_->server_nonce(),
+                                                connection_->client_nonce()))) {
+    // Whoever answered does not hold the token: not our cluster's node.
+    const std::string reason = "the node accepted without proving it holds the token";
     connection_->close("handshake refused: " + reason);
     if (handlers_.on_refused) handlers_.on_refused(reason);
     return;

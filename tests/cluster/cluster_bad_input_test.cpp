@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "runtime/cluster/handshake.hpp"
 #include "tests/cluster/cluster_test_support.hpp"
 
 namespace wsemu::cluster::testing {
@@ -29,11 +30,35 @@ using tcp = asio::ip::tcp;
 // A plain blocking socket that can send anything at all.
 class RawPeer {
  public:
-  explicit RawPeer(const std::string& address) : socket_(io_) {
+  // With read_challenge, waits for the node's HelloChallenge (its first frame) and keeps its
+  // nonce for hello().
+  explicit RawPeer(const std::string& address, bool read_challenge = true) : socket_(io_) {
     const Address a = parse_address(address);
     socket_.connect(tcp::endpoint(asio::ip::make_address(a.host), a.port));
     timeval timeout{5, 0};
     ::setsockopt(socket_.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    if (!read_challenge) return;
+    unsigned char header[4];
+    boost::system::error_code ec;
+    asio::read(socket_, asio::buffer(header), ec);
+    if (ec) return;
+    std::string body(decode_frame_length(header), '\0');
+    asio::read(socket_, asio::buffer(body), ec);
+    if (!ec) nonce_ = parse_envelope(body.data(), body.size()).hello_challenge().nonce();
+  }
+  const std::string& nonce() const { return nonce_; }
+  // A Hello proving `token` over this connection's challenge, as a well-behaved peer sends it.
+  pb::Envelope hello(const std::string& token, uint32_t version = kProtocolVersion,
+                     pb::Role role = pb::LEAF, uint32_t rank = 0) const {
+    pb::Envelope envelope;
+    auto& h = *envelope.mutable_hello();
+    h.set_protocol_version(version);
+    h.set_role(role);
+    h.set_rank(rank);
+    h.set_name("raw-test-peer");
+    h.set_client_nonce(std::string(kNonceBytes, '\x5a'));
+    h.set_proof(hello_proof(token, nonce_, h));
+    return envelope;
   }
   void send(const std::string& bytes) {
     boost::system::error_code ignored;  // the node may close while we are still writing
@@ -72,19 +97,8 @@ class RawPeer {
  private:
   asio::io_context io_;
   tcp::socket socket_;
+  std::string nonce_;
 };
-
-pb::Envelope hello(const std::string& token, uint32_t version = kProtocolVersion,
-                   pb::Role role = pb::LEAF, uint32_t rank = 0) {
-  pb::Envelope envelope;
-  auto& h = *envelope.mutable_hello();
-  h.set_protocol_version(version);
-  h.set_role(role);
-  h.set_token(token);
-  h.set_rank(rank);
-  h.set_name("raw-test-peer");
-  return envelope;
-}
 
 std::string length_prefix(uint32_t length) {
   std::string out(4, '\0');
@@ -153,7 +167,7 @@ class ClusterBadInput : public ::testing::Test {
     {
       SCOPED_TRACE("truncated frame before the handshake");
       RawPeer peer(address);
-      std::string frame = encode_frame(hello(cluster_->token()));
+      std::string frame = encode_frame(peer.hello(cluster_->token()));
       peer.send(frame.substr(0, frame.size() / 2));
       peer.finish_sending();
       EXPECT_TRUE(peer.closed_by_node());
@@ -173,19 +187,42 @@ class ClusterBadInput : public ::testing::Test {
     {
       SCOPED_TRACE("wrong token");
       RawPeer peer(address);
-      peer.send(hello(cluster_->token() + "x"));
+      peer.send(peer.hello(cluster_->token() + "x"));
       std::string received;
       EXPECT_TRUE(peer.closed_by_node(&received));
       const auto frames = RawPeer::frames(received);
       ASSERT_GE(frames.size(), 1u);
       EXPECT_FALSE(frames[0].hello_reply().accepted());
-      EXPECT_EQ(frames[0].hello_reply().reason(), "wrong token");
+      EXPECT_EQ(frames[0].hello_reply().reason(), "wrong token (or a replayed handshake)");
+      expect_serving(address, memoryx);
+    }
+    {
+      SCOPED_TRACE("a recorded handshake replayed on a new connection");
+      RawPeer first(address);
+      const pb::Envelope recorded = first.hello(cluster_->token(), kProtocolVersion, pb::ORCHESTRATOR);
+      EXPECT_FALSE(recorded.hello().proof().empty());
+      EXPECT_TRUE(recorded.hello().token().empty());  // the token itself never travels
+      first.send(recorded);
+      std::string accepted;
+      first.finish_sending();
+      EXPECT_TRUE(first.closed_by_node(&accepted));
+      ASSERT_GE(RawPeer::frames(accepted).size(), 1u);
+      EXPECT_TRUE(RawPeer::frames(accepted)[0].hello_reply().accepted());
+      RawPeer second(address);
+      EXPECT_NE(second.nonce(), first.nonce());
+      second.send(recorded);
+      std::string received;
+      EXPECT_TRUE(second.closed_by_node(&received));
+      const auto frames = RawPeer::frames(received);
+      ASSERT_GE(frames.size(), 1u);
+      EXPECT_FALSE(frames[0].hello_reply().accepted());
+      EXPECT_EQ(frames[0].hello_reply().reason(), "wrong token (or a replayed handshake)");
       expect_serving(address, memoryx);
     }
     {
       SCOPED_TRACE("wrong version");
       RawPeer peer(address);
-      peer.send(hello(cluster_->token(), kProtocolVersion + 41));
+      peer.send(peer.hello(cluster_->token(), kProtocolVersion + 40));
       std::string received;
       EXPECT_TRUE(peer.closed_by_node(&received));
       const auto frames = RawPeer::frames(received);
@@ -211,7 +248,7 @@ class ClusterBadInput : public ::testing::Test {
       SCOPED_TRACE("after a good handshake: oversized frame, then garbage");
       for (int variant = 0; variant < 3; ++variant) {
         RawPeer peer(address);
-        peer.send(hello(cluster_->token(), kProtocolVersion, pb::ORCHESTRATOR));
+        peer.send(peer.hello(cluster_->token(), kProtocolVersion, pb::ORCHESTRATOR));
         if (variant == 0) peer.send(length_prefix(100u << 20));  // above the 64 MiB limit
         if (variant == 1) peer.send(length_prefix(64) + std::string(64, '\xff'));  // not a protobuf
         if (variant == 2) {  // valid frame, truncated stream
@@ -299,14 +336,14 @@ TEST_F(ClusterBadInput, HostileFramesCostNoMemory) {
   ASSERT_GT(before, 0u);
   {
     RawPeer peer(cluster_->root_address());
-    peer.send(hello(cluster_->token(), kProtocolVersion, pb::ORCHESTRATOR));
+    peer.send(peer.hello(cluster_->token(), kProtocolVersion, pb::ORCHESTRATOR));
     peer.send(length_prefix(60u << 20) + std::string(16, 'x'));  // the body never comes
     expect_serving(cluster_->root_address(), false);  // the node has read what we sent
     EXPECT_LT(peak_rss(swarmx), before + (16u << 20));
   }
   {
     RawPeer peer(cluster_->root_address());
-    peer.send(hello(cluster_->token(), kProtocolVersion, pb::LEAF, 0));
+    peer.send(peer.hello(cluster_->token(), kProtocolVersion, pb::LEAF, 0));
     pb::Envelope hostile;
     pb::Chunk& chunk = *hostile.mutable_gradient_data()->mutable_chunk();
     chunk.set_tensor_id(0);
@@ -342,7 +379,7 @@ TEST_F(ClusterBadInput, RunningOutOfDescriptorsDoesNotSpinTheNode) {
   {
     std::vector<std::unique_ptr<RawPeer>> waiting;
     for (int i = 0; i < 20; ++i)
-      waiting.push_back(std::make_unique<RawPeer>(cluster_->memoryx_addresses()[0]));
+      waiting.push_back(std::make_unique<RawPeer>(cluster_->memoryx_addresses()[0], false));
     std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   }
   const double seconds =

@@ -1,5 +1,6 @@
 // The wire format's pieces: fp16/bf16 conversion (hand-checked bit patterns), dense and sparse
 // chunk layouts, sparsity rules, decode validation, frame limits, tokens and addresses.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <limits>
 
+#include "runtime/cluster/handshake.hpp"
 #include "runtime/cluster/tensor_codec.hpp"
 
 namespace wsemu::cluster {
@@ -143,6 +145,43 @@ TEST(ClusterCodec, FramesAndLimits) {
   EXPECT_THROW(encode_frame(envelope, 2), ProtocolError);
   EXPECT_THROW(parse_envelope("\xff\xff\xff", 3), ProtocolError);
   EXPECT_THROW(parse_envelope("", 0), ProtocolError);  // no body
+}
+
+std::string hex(const std::string& bytes) {
+  std::string out;
+  for (unsigned char c : bytes) out += fmt::format("{:02x}", c);
+  return out;
+}
+
+// RFC 4231, test cases 1 and 2: the HMAC-SHA256 the handshake is built on.
+TEST(ClusterHandshake, HmacSha256MatchesTheRfc4231Vectors) {
+  EXPECT_EQ(hex(hmac_sha256(std::string(20, '\x0b'), "Hi There")),
+            "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
+  EXPECT_EQ(hex(hmac_sha256("Jefe", "what do ya want for nothing?")),
+            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
+}
+
+TEST(ClusterHandshake, AProofHoldsForOneChallengeTokenAndIdentityOnly) {
+  const std::string token = "0123456789abcdef0123";
+  const std::string nonce_a = random_nonce(), nonce_b = random_nonce();
+  EXPECT_EQ(nonce_a.size(), kNonceBytes);
+  EXPECT_NE(nonce_a, nonce_b);
+  pb::Hello hello;
+  hello.set_protocol_version(kProtocolVersion);
+  hello.set_role(pb::LEAF);
+  hello.set_rank(3);
+  hello.set_name("leaf-3");
+  hello.set_client_nonce(random_nonce());
+  const std::string proof = hello_proof(token, nonce_a, hello);
+  EXPECT_EQ(proof.size(), 32u);
+  EXPECT_EQ(proof, hello_proof(token, nonce_a, hello));
+  EXPECT_NE(proof, hello_proof(token, nonce_b, hello));        // another connection: replay fails
+  EXPECT_NE(proof, hello_proof(token + "x", nonce_a, hello));  // another token
+  pb::Hello other_rank = hello;
+  other_rank.set_rank(4);
+  EXPECT_NE(proof, hello_proof(token, nonce_a, other_rank));  // the identity is covered
+  EXPECT_NE(accept_proof(token, nonce_a, hello.client_nonce()),
+            accept_proof(token, nonce_b, hello.client_nonce()));
 }
 
 TEST(ClusterCodec, TokensAndAddresses) {
