@@ -25,6 +25,12 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/compiler/csl/lib)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/compiler/csl/lib/ DESTINATION share/wsemu/csl/lib)
 endif()
 
+# The cluster's handshake links OpenSSL's libcrypto when it is built with it.
+set(WSEMU_FIND_OPENSSL "")
+get_target_property(cluster_links wsemu_cluster INTERFACE_LINK_LIBRARIES)
+if("OpenSSL::Crypto" IN_LIST cluster_links)
+  set(WSEMU_FIND_OPENSSL "find_dependency(OpenSSL COMPONENTS Crypto)")
+endif()
 install(EXPORT wsemuTargets NAMESPACE wsemu:: DESTINATION lib/cmake/wsemu)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/wsemuConfig.cmake.in
   ${PROJECT_BINARY_DIR}/wsemuConfig.cmake INSTALL_DESTINATION lib/cmake/wsemu)

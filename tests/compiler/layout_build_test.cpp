@@ -10,6 +10,7 @@
 
 #include "compiler/executable/executable_io.hpp"
 #include "compiler/layout/build.hpp"
+#include "tests/compiler/layout_scratch_folder.hpp"
 
 namespace wsemu::compiler::layout {
 namespace {
@@ -31,22 +32,11 @@ helper:
 .export y, n, compute
 )";
 
-class LayoutBuild : public ::testing::Test {
+class LayoutBuild : public LayoutScratchFolder {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("wsemu_layout_build_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    LayoutScratchFolder::SetUp();
     write("q.wsa", kProgram);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  void write(const std::string& name, const std::string& text) {
-    std::ofstream(dir_ / name) << text;
-  }
-  BuildResult build(const std::string& layout, BuildOptions options = {}) {
-    write("t.wsl", layout);
-    return build_layout_file((dir_ / "t.wsl").string(), options);
   }
   std::string errors(const std::string& layout, BuildOptions options = {}) {
     BuildResult r = build(layout, options);
@@ -57,7 +47,6 @@ class LayoutBuild : public ::testing::Test {
              ":" + std::to_string(d.line) + ":" + std::to_string(d.col) + " " + d.message + "\n";
     return out;
   }
-  fs::path dir_;
 };
 
 TEST_F(LayoutBuild, IdenticalObjectsAreStoredOnce) {

@@ -10,22 +10,19 @@
 
 #include "compiler/layout/checker.hpp"
 #include "compiler/layout/parser.hpp"
+#include "tests/compiler/layout_scratch_folder.hpp"
 
 namespace wsemu::compiler::layout {
 namespace {
 
 namespace fs = std::filesystem;
 
-class LayoutChecker : public ::testing::Test {
+class LayoutChecker : public LayoutScratchFolder {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("wsemu_layout_checker_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
-    std::ofstream(dir_ / "p.wsa") << "; placeholder: the checker only needs the file\n";
+    LayoutScratchFolder::SetUp();
+    write("p.wsa", "; placeholder: the checker only needs the file\n");
   }
-  void TearDown() override { fs::remove_all(dir_); }
 
   // Parses and checks; the AST and source stay alive for the plan's pointers.
   CheckResult check(const std::string& text, std::map<std::string, int64_t> params = {}) {
@@ -48,7 +45,6 @@ class LayoutChecker : public ::testing::Test {
     return out;
   }
 
-  fs::path dir_;
   std::unique_ptr<SourceText> source_;
   std::unique_ptr<LayoutAst> ast_;
 };

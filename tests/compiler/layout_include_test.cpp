@@ -10,6 +10,7 @@
 #include <string>
 
 #include "compiler/layout/build.hpp"
+#include "tests/compiler/layout_scratch_folder.hpp"
 #include "compiler/layout/parser.hpp"
 
 namespace wsemu::compiler::layout {
@@ -37,23 +38,11 @@ route C0 + 1 rx [RAMP] tx [S] where y == 0
 route C0 + 1 rx [N] tx [RAMP] where y == 1
 )";
 
-class LayoutInclude : public ::testing::Test {
+class LayoutInclude : public LayoutScratchFolder {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("wsemu_layout_include_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(dir_);
+    LayoutScratchFolder::SetUp();
     write("q.wsa", kProgram);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-  void write(const std::string& name, const std::string& text) {
-    fs::create_directories((dir_ / name).parent_path());
-    std::ofstream(dir_ / name) << text;
-  }
-  BuildResult build(const std::string& layout, BuildOptions options = {}) {
-    write("t.wsl", layout);
-    return build_layout_file((dir_ / "t.wsl").string(), options);
   }
   // Every diagnostic as printed by `wsemu build`, with the temporary folder cut out.
   std::string output(const BuildResult& r) {
@@ -62,7 +51,6 @@ class LayoutInclude : public ::testing::Test {
     for (size_t at; (at = out.find(prefix)) != std::string::npos;) out.erase(at, prefix.size());
     return out;
   }
-  fs::path dir_;
 };
 
 std::string chain_layout(const std::string& body) {

@@ -141,12 +141,14 @@ TEST_F(Cli, HangAndFaultHaveTheirReportsAndExitCodes) {
   EXPECT_THAT(r.output, HasSubstr("PE(1,1)"));
   // In JUnit a hang is an <error> (the check could not be carried out), not a <failure>, and
   // the multi-line report is the element's text, its first line the message.
-  r = sh(wsemu_ + " check " + exe + " --launch hang --expect v=" + path("y_ref.npy") + " --junit " + path("hang.xml"));
+  runtime::npy::write_npy(path("v_ref.npy"),
+                          runtime::npy::NpyArray::from_xarray<float>(xt::xarray<float>(xt::zeros<float>({4}))));
+  r = sh(wsemu_ + " check " + exe + " --launch hang --expect v=" + path("v_ref.npy") + " --junit " + path("hang.xml"));
   EXPECT_EQ(r.code, 4) << r.output;
   std::ifstream junit(path("hang.xml"));
   const std::string xml((std::istreambuf_iterator<char>(junit)), {});
   EXPECT_THAT(xml, HasSubstr("tests=\"1\" failures=\"0\" errors=\"1\""));
-  EXPECT_THAT(xml, HasSubstr("<error type=\"hang\" message=\"hang at cycle"));
+  EXPECT_THAT(xml, HasSubstr("<error type=\"hang\" message=\"run: hang at cycle"));
   EXPECT_THAT(xml, HasSubstr("PE(1,1)"));
   EXPECT_THAT(xml, Not(HasSubstr("<failure")));
   r = sh(wsemu_ + " run " + exe + " --launch fault");

@@ -33,6 +33,9 @@ struct CheckArgs {
   std::string junit;
 };
 
+// Text for an XML attribute or element. XML 1.0 forbids control characters other than tab,
+// newline and carriage return even as references, so those become '?' (a JUnit consumer
+// rejects the whole file otherwise).
 std::string xml_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
@@ -41,7 +44,8 @@ std::string xml_escape(const std::string& s) {
       case '>': out += "&gt;"; break;
       case '&': out += "&amp;"; break;
       case '"': out += "&quot;"; break;
-      default: out += c;
+      case '\t': case '\n': case '\r': out += c; break;
+      default: out += static_cast<unsigned char>(c) < 0x20 || c == 0x7F ? '?' : c;
     }
   }
   return out;

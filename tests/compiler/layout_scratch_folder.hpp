@@ -1,0 +1,39 @@
+// The fixture of the layout tests: a scratch folder per test (removed afterwards) to write
+// layouts, programs and included files into, and a build of a layout written there.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "compiler/layout/build.hpp"
+
+namespace wsemu::compiler::layout {
+
+class LayoutScratchFolder : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("wsemu_layout_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name() + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  // `name` may name a subfolder, which is made.
+  void write(const std::string& name, const std::string& text) {
+    std::filesystem::create_directories((dir_ / name).parent_path());
+    std::ofstream(dir_ / name) << text;
+  }
+  // Writes `layout` as t.wsl and builds it.
+  BuildResult build(const std::string& layout, BuildOptions options = {}) {
+    write("t.wsl", layout);
+    return build_layout_file((dir_ / "t.wsl").string(), options);
+  }
+  std::filesystem::path dir_;
+};
+
+}  // namespace wsemu::compiler::layout
