@@ -73,6 +73,14 @@ class DebugSession {
     o.max_cycles = max_cycles;
     auto rt = std::make_unique<runtime::host::SdkRuntime>(p_.exe, o);
     rt->load();
+    rt->wafer().set_log_sink([this](const emu::LogLine& line) {  // dprint / dprintr
+      std::string text = line.to_string();
+      while (!text.empty() && text.back() == '\n') text.pop_back();
+      if (holding_prints_)
+        held_prints_.push_back(std::move(text));
+      else
+        out_ << text << "\n";
+    });
     runtime::host::MemcpyOptions m;
     m.order = p_.request.order;
     for (const runtime::host::NamedArray& in : p_.request.inputs) {
@@ -128,7 +136,10 @@ class DebugSession {
     // 1. Probe: the whole run, noting where the first stop would be.
     restart(p_.options.max_cycles);
     attach(true);
+    held_prints_.clear();
+    holding_prints_ = true;  // the probe's prints are shown only if it turns out to be the run
     std::optional<runtime::host::HostError> error = launch_and_run();
+    holding_prints_ = false;
     std::optional<debug::Debugger::ProbeStop> stop = dbg_->probe_stop();
     std::optional<uint64_t> limit;
     if (stop) limit = stop->cycle + 1;
@@ -139,6 +150,7 @@ class DebugSession {
     if (!limit) {
       // No stop: this run is the run.
       attach();
+      for (const std::string& text : held_prints_) out_ << text << "\n";
       if (!error) {
         out_ << fmt::format("the kernel ran to the end: quiescent at cycle {}\n", rt_->cycles());
       } else if (error->kind() == runtime::host::HostError::Kind::HANG && error->hang()) {
@@ -167,6 +179,8 @@ class DebugSession {
   std::unique_ptr<debug::Debugger> dbg_;
   std::vector<std::string> stop_commands_;
   bool launched_ = false, failed_ = false;
+  bool holding_prints_ = false;
+  std::vector<std::string> held_prints_;
 };
 
 int debug_command(DebugArgs& a) {

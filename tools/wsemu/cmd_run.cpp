@@ -9,9 +9,10 @@ namespace {
 constexpr const char* kFooter = R"(
 Default sequence: copy every --in array to its symbol on every PE of the symbol's rectangle
 (through the fabric edge and the memcpy firmware, unless --backdoor), launch the entry function,
-run until nothing is left to do, copy every --out symbol back. Prints the cycles and the time
-they take at the profile's clock; host data costs cycles under the host-channel model
-(firmware/README.md), and each host call costs 200 us of host time, reported apart.
+run until nothing is left to do, copy every --out symbol back. Prints the kernel's dprint /
+dprintr lines as they come ("@cycle P<x>.<y>: text"; in --stats as "dprint"), then the cycles
+and the time they take at the profile's clock; host data costs cycles under the host-channel
+model (firmware/README.md), and each host call costs 200 us of host time, reported apart.
 
 An .npy input must have the symbol's dtype and h*w*elems elements (shape (h, w, elems), or
 (elems,) on a one-PE rectangle). Outputs are written in that shape.
@@ -30,13 +31,15 @@ int run_command(const KernelCliArgs& a, const TraceRecordingOptions& trace) {
   runtime::host::SdkRuntime rt(p->exe, p->options);
   std::map<std::string, runtime::npy::NpyArray> outputs;
   TraceRecordingPtr recording;
+  std::shared_ptr<KernelPrints> prints;
   try {
     recording = start_trace_recording(rt, trace);
+    prints = show_kernel_prints(rt);
     outputs = runtime::host::run_kernel(rt, p->request);
     finish_trace_recording(recording, rt, nullptr);
   } catch (const runtime::host::HostError& e) {
     finish_trace_recording(recording, rt, &e);
-    write_stats(rt, a.stats_path, "run");
+    write_stats(rt, a.stats_path, "run", prints.get());
     return report_host_error(e, "run");
   }
   for (const auto& [sym, path] : p->output_files) {
@@ -49,7 +52,7 @@ int run_command(const KernelCliArgs& a, const TraceRecordingOptions& trace) {
     std::printf("wrote %s: %s %s\n", path.c_str(), sym.c_str(), outputs.at(sym).shape_string().c_str());
   }
   std::printf("wsemu run: %s\n", cycles_line(rt).c_str());
-  return write_stats(rt, a.stats_path, "run") ? 0 : kExitUsage;
+  return write_stats(rt, a.stats_path, "run", prints.get()) ? 0 : kExitUsage;
 }
 
 const Register kRun{Subcommand{"run", [](CLI::App& app) -> std::function<int()> {

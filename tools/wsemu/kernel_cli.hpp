@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/executable/executable_io.hpp"
+#include "emulator/pe_core.hpp"
 #include "runtime/host/kernel_run.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "runtime/npy/npy.hpp"
@@ -141,10 +142,37 @@ inline std::string cycles_line(const runtime::host::SdkRuntime& rt) {
       s.launch_cycles, s.run_cycles, s.host_overhead_us, s.transactions);
 }
 
-inline bool write_stats(const runtime::host::SdkRuntime& rt, const std::string& path, const char* command) {
+// The kernel's dprint / dprintr lines: printed to stdout as the wafer emits them ("@cycle
+// P<x>.<y>: text", fabric coordinates; so a hang or a fault still shows what came before it) and
+// kept for the --stats JSON. Loads the runtime if it is not loaded yet.
+struct KernelPrints {
+  std::vector<emu::LogLine> lines;
+};
+
+inline std::shared_ptr<KernelPrints> show_kernel_prints(runtime::host::SdkRuntime& rt) {
+  auto prints = std::make_shared<KernelPrints>();
+  if (!rt.loaded()) rt.load();
+  rt.wafer().set_log_sink([prints](const emu::LogLine& line) {
+    emu::LogLine l = line;
+    while (!l.text.empty() && l.text.back() == '\n') l.text.pop_back();  // one line each
+    std::printf("%s\n", l.to_string().c_str());
+    std::fflush(stdout);
+    prints->lines.push_back(std::move(l));
+  });
+  return prints;
+}
+
+inline bool write_stats(const runtime::host::SdkRuntime& rt, const std::string& path, const char* command,
+                        const KernelPrints* prints = nullptr) {
   if (path.empty()) return true;
+  nlohmann::json j = rt.stats_json();
+  if (prints) {
+    j["dprint"] = nlohmann::json::array();
+    for (const emu::LogLine& l : prints->lines)
+      j["dprint"].push_back({{"cycle", l.cycle}, {"x", l.x}, {"y", l.y}, {"text", l.text}});
+  }
   std::ofstream f(path);
-  f << rt.stats_json().dump(2) << "\n";
+  f << j.dump(2) << "\n";
   if (!f) {
     std::fprintf(stderr, "wsemu %s: error: cannot write %s\n", command, path.c_str());
     return false;
