@@ -1,0 +1,483 @@
+// The builtins (`@name(...)`): comptime ones evaluated here, layout ones handed to
+// layout_eval.cpp, run-time ones (vector operations, task control) to codegen.cpp.
+#include <filesystem>
+
+#include "compiler/csl/compiler_impl.hpp"
+
+namespace wsemu::compiler::csl {
+
+namespace {
+
+const std::set<std::string>& vector_ops() {
+  static const std::set<std::string> ops = {
+      "fmacs", "fadds", "fsubs", "fmuls", "fmovs", "fnegs", "fmaxs", "fabss", "fh2s", "fs2h",
+      "fmach", "fmachs", "faddh", "fsubh", "fmulh", "fmovh", "fnegh", "fmaxh", "fabsh",
+      "mov16", "mov32", "add16", "sub16", "and16", "or16", "xor16", "sll16", "slr16", "sar16", "addc16"};
+  return ops;
+}
+
+const std::set<std::string>& layout_builtins() {
+  static const std::set<std::string> b = {"set_rectangle", "set_tile_code", "set_color_config", "export_name",
+                                          "get_rectangle"};
+  return b;
+}
+
+Value task_id(int64_t id, TK kind) {
+  Value v;
+  v.k = Value::K::TASK_ID;
+  v.i = id;
+  v.type = make_type(kind);
+  return v;
+}
+
+}  // namespace
+
+bool is_vector_builtin(const std::string& name) { return vector_ops().count(name) != 0; }
+
+Value Compiler::builtin(const Expr& e, Ctx& ctx) {
+  using K = Value::K;
+  const std::string& n = e.text;
+  auto argc = [&](size_t lo, size_t hi) {
+    if (e.args.size() < lo || e.args.size() > hi)
+      fail(e.span, "@" + n + " takes " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+                       " argument" + (hi == 1 ? "" : "s") + ", " + std::to_string(e.args.size()) + " given");
+  };
+  auto ct = [&](size_t i, const std::string& what) { return eval_comptime(*e.args[i], ctx, "the " + what + " of @" + n); };
+  auto ci = [&](size_t i, const std::string& what) { return to_int(ct(i, what), e.args[i]->span, "the " + what + " of @" + n); };
+  Value none;
+  none.k = K::VOID;
+  none.type = make_type(TK::VOID);
+
+  if (vector_ops().count(n)) {
+    if (!ctx.gen) fail(e.span, "@" + n + " is a run-time operation; call it inside a function or task");
+    gen_vector_op(e, ctx);
+    return none;
+  }
+  if (layout_builtins().count(n)) {
+    if (!in_layout) fail(e.span, "@" + n + " is only allowed in the layout block of the layout file");
+    std::vector<Value> args;
+    for (const ExprPtr& a : e.args) args.push_back(eval_comptime(*a, ctx, "an argument of @" + n));
+    Value result = none;
+    layout_builtin(e, n, args, ctx, &result);
+    return result;
+  }
+  if (n == "as") {
+    argc(2, 2);
+    TypeRef t = eval_type(*e.args[0], ctx);
+    Value v = rvalue(eval(*e.args[1], ctx), e.args[1]->span, ctx);
+    if (!v.is_comptime()) return gen_convert(v, t, e.span, ctx);
+    if (t->kind == TK::INT && v.k == K::FLOAT) return coerce(make_int(int64_t(v.f)), t, e.span, ctx);
+    if (t->kind == TK::FLOAT && v.k == K::INT) return make_float(double(v.i), t);
+    if (t->kind == TK::INT && v.k == K::INT && v.type->kind == TK::INT) {
+      if (!(v.i >= 0 || t->is_signed)) fail(e.span, "@as cannot convert " + std::to_string(v.i) + " to " + t->str());
+    }
+    if (t->kind == TK::INT && v.k == K::BOOL) return make_int(v.i, t);
+    return coerce(v, t, e.span, ctx);
+  }
+  if (n == "import_module") {
+    argc(1, 2);
+    Value path = ct(0, "path");
+    if (path.k != K::STRING) fail(e.args[0]->span, "@import_module needs a path string, e.g. \"<memcpy/memcpy>\"");
+    std::shared_ptr<StructValue> params;
+    if (e.args.size() == 2) {
+      Value p = ct(1, "parameters");
+      if (p.k != K::STRUCT) fail(e.args[1]->span, "the parameters of @import_module must be a struct literal .{ ... }");
+      params = p.st;
+    }
+    bool is_lib = false;
+    const std::string file = resolve_import(path.s, e.span.file, e.args[0]->span, &is_lib);
+    Program* prog = ctx.mod ? ctx.mod->program : nullptr;
+    ModuleInstance* m = instantiate(file, params, e.span, prog, is_lib, true);
+    if (prog) run_comptime_blocks(m);
+    Value v;
+    v.k = K::MODULE;
+    v.mod = m;
+    v.type = make_type(TK::MODULE);
+    return v;
+  }
+  if (n == "get_color") {
+    argc(1, 1);
+    int64_t c = ci(0, "color");
+    if (c < 0 || c > 23) fail(e.args[0]->span, "color " + std::to_string(c) + " is out of range (0..23)");
+    Value v;
+    v.k = K::COLOR;
+    v.i = c;
+    v.type = make_type(TK::COLOR);
+    return v;
+  }
+  if (n == "get_local_task_id") {
+    argc(1, 1);
+    int64_t id = ci(0, "id");
+    const int lo = opt.arch == "wse3" ? 8 : 0;
+    if (id < lo || id > 30) fail(e.args[0]->span, "local task id " + std::to_string(id) + " is out of range (" + std::to_string(lo) + "..30 on " + opt.arch + ")");
+    return task_id(id, TK::LOCAL_TASK_ID);
+  }
+  if (n == "get_control_task_id") {
+    argc(1, 1);
+    int64_t id = ci(0, "id");
+    if (id < 0 || id > 63) fail(e.args[0]->span, "control task id " + std::to_string(id) + " is out of range (0..63)");
+    return task_id(id, TK::CONTROL_TASK_ID);
+  }
+  if (n == "get_data_task_id") {
+    argc(1, 1);
+    Value x = ct(0, "color or input queue");
+    if (x.k == K::COLOR || x.k == K::QUEUE) return task_id(x.i, TK::DATA_TASK_ID);
+    fail(e.args[0]->span, "@get_data_task_id needs a color (wse2) or an input queue (wse3)");
+  }
+  if (n == "get_input_queue" || n == "get_output_queue") {
+    argc(1, 1);
+    int64_t q = ci(0, "queue");
+    const int hi = opt.arch == "wse3" ? 7 : 5;
+    if (q < 0 || q > hi) fail(e.args[0]->span, "queue " + std::to_string(q) + " is out of range (0.." + std::to_string(hi) + " on " + opt.arch + ")");
+    Value v;
+    v.k = K::QUEUE;
+    v.i = q;
+    v.type = make_type(n == "get_input_queue" ? TK::INPUT_QUEUE : TK::OUTPUT_QUEUE);
+    return v;
+  }
+  if (n == "get_ut_id") {
+    argc(1, 1);
+    int64_t u = ci(0, "microthread");
+    if (u < 0 || u > 7) fail(e.args[0]->span, "microthread " + std::to_string(u) + " is out of range (0..7)");
+    Value v;
+    v.k = K::UT_ID;
+    v.i = u;
+    v.type = make_type(TK::UT_ID);
+    return v;
+  }
+  if (n == "is_arch") {
+    argc(1, 1);
+    Value a = ct(0, "architecture");
+    if (a.k != K::STRING || (a.s != "wse2" && a.s != "wse3")) fail(e.args[0]->span, "@is_arch takes \"wse2\" or \"wse3\"");
+    return make_bool(a.s == opt.arch);
+  }
+  if (n == "comptime_assert") {
+    argc(1, 2);
+    if (!to_bool(ct(0, "condition"), e.args[0]->span, "the condition of @comptime_assert")) {
+      std::string msg = "comptime assertion failed";
+      if (e.args.size() == 2) msg += ": " + ct(1, "message").str();
+      fail(e.span, msg);
+    }
+    return none;
+  }
+  if (n == "comptime_print") {
+    std::string line;
+    for (size_t i = 0; i < e.args.size(); ++i) line += (i ? " " : "") + ct(i, "argument").str();
+    comptime_prints.push_back(sources.where(e.span) + ": " + line);
+    return none;
+  }
+  if (n == "concat_structs") {
+    argc(2, 2);
+    Value a = ct(0, "first struct"), b = ct(1, "second struct");
+    if (a.k != K::STRUCT || b.k != K::STRUCT) fail(e.span, "@concat_structs takes two structs");
+    Value v = a;
+    v.st = std::make_shared<StructValue>(*a.st);
+    for (size_t i = 0; i < b.st->values.size(); ++i) {
+      if (!b.st->names[i].empty() && v.st->find(b.st->names[i]))
+        fail(e.span, "@concat_structs: both structs have a field '" + b.st->names[i] + "'");
+      v.st->names.push_back(b.st->names[i]);
+      v.st->values.push_back(b.st->values[i]);
+    }
+    return v;
+  }
+  if (n == "type_of") {
+    argc(1, 1);
+    Value v = eval(*e.args[0], ctx);
+    return make_type_value(v.type ? v.type : make_type(TK::VOID));
+  }
+  if (n == "zeros" || n == "constants") {
+    argc(n == "zeros" ? 1 : 2, n == "zeros" ? 1 : 2);
+    TypeRef t = eval_type(*e.args[0], ctx);
+    if (t->kind != TK::ARRAY) fail(e.args[0]->span, "@" + n + " needs an array type, e.g. [N]f32");
+    Value v;
+    v.k = K::STRUCT;
+    v.type = t;
+    v.i = 1;  // splat: one value for every element
+    v.st = std::make_shared<StructValue>();
+    v.st->values.push_back(n == "zeros" ? coerce(make_int(0), t->elem, e.span, ctx) : coerce(ct(1, "value"), t->elem, e.args[1]->span, ctx));
+    return v;
+  }
+  if (n == "get_dsd") return make_dsd(e, ctx);
+  if (n == "increment_dsd_offset" || n == "set_dsd_base_addr" || n == "set_dsd_length" || n == "set_dsd_stride") {
+    Value d = eval(*e.args.at(0), ctx);
+    if (d.k == K::DSD && (n == "increment_dsd_offset" || n == "set_dsd_length" || n == "set_dsd_stride")) {
+      bool all_ct = true;
+      for (size_t i = 1; i < e.args.size(); ++i) all_ct = all_ct && eval(*e.args[i], ctx).is_comptime();
+      if (all_ct) {
+        auto nd = std::make_shared<DsdValue>(*d.dsd);
+        if (n == "increment_dsd_offset") {
+          argc(3, 3);
+          nd->base_offset += ci(1, "offset");
+        } else if (n == "set_dsd_length") {
+          argc(2, 2);
+          nd->extents.at(0) = ci(1, "length");
+        } else {
+          argc(2, 2);
+          nd->strides.at(0) = ci(1, "stride");
+        }
+        Value v = d;
+        v.dsd = nd;
+        return v;
+      }
+    }
+    if (!ctx.gen) fail(e.span, "@" + n + " of a DSD variable happens at run time; call it inside a function");
+    Value marker;
+    marker.k = K::BUILTIN_NAME;
+    marker.s = n;
+    marker.offset = reinterpret_cast<intptr_t>(&e);
+    return gen_call(marker, {}, e.span, ctx);
+  }
+  if (n == "export_symbol") {
+    argc(1, 2);
+    if (!ctx.mod || !ctx.mod->program) fail(e.span, "@export_symbol belongs in a PE program");
+    Program& p = *ctx.mod->program;
+    Value x = eval(*e.args[0], ctx);
+    std::string name;
+    if (e.args.size() == 2) {
+      Value s = ct(1, "name");
+      if (s.k != K::STRING) fail(e.args[1]->span, "the export name must be a string");
+      name = s.s;
+    }
+    if (x.k == K::FUNCTION) {
+      if (name.empty()) name = x.fn->name;
+      if (p.exported_functions.count(name)) fail(e.span, "'" + name + "' is exported twice");
+      FnInst* f = function_instance(x.mod, x.fn, {}, e.span);
+      if (!x.fn->params.empty()) fail(e.span, "unsupported: exported functions with parameters (the host's launch passes none yet)");
+      f->label = name;
+      p.exported_functions.insert(name);
+      return none;
+    }
+    GlobalVar* g = nullptr;
+    if (x.k == K::POINTER && x.offset == 0) g = x.global;
+    else if (x.k == K::GLOBAL && x.global->type->kind == TK::ARRAY) g = x.global;
+    else if (x.k == K::GLOBAL && x.global->init.k == K::POINTER) g = x.global->init.global;
+    if (!g) fail(e.args[0]->span, "@export_symbol needs a pointer to a global array (e.g. 'const y_ptr: [*]f32 = &y;') or a function");
+    if (name.empty()) fail(e.span, "@export_symbol of data needs the host name: @export_symbol(y_ptr, \"y\")");
+    if (p.exported_symbols.count(name)) fail(e.span, "'" + name + "' is exported twice");
+    for (const GlobalVar* other : p.globals)
+      if (other != g && other->asm_name == name) fail(e.span, "the export name '" + name + "' is already used");
+    g->asm_name = name;
+    p.exported_symbols[name] = name;
+    p.exported_symbol_types[name] = g->type->kind == TK::ARRAY ? g->type->elem : g->type;
+    p.exported_symbol_counts[name] = g->type->kind == TK::ARRAY ? g->type->element_count() : 1;
+    return none;
+  }
+  if (n == "rpc") {
+    argc(1, 1);
+    Value id = ct(0, "task id");
+    if (id.k != K::TASK_ID) fail(e.args[0]->span, "@rpc needs a data task id (@get_data_task_id(sys_mod.LAUNCH))");
+    return none;  // the memcpy firmware dispatches host launches itself (firmware/README.md)
+  }
+  if (n == "bind_local_task" || n == "bind_data_task" || n == "bind_control_task") {
+    argc(2, 2);
+    if (!ctx.mod || !ctx.mod->program) fail(e.span, "@" + n + " belongs in a PE program");
+    Program& p = *ctx.mod->program;
+    Value f = ct(0, "task");
+    if (f.k != K::FUNCTION || f.fn->decl_kind != "task") fail(e.args[0]->span, "@" + n + " needs a task (declared with 'task')");
+    Value id = ct(1, "task id");
+    const TK want = n == "bind_local_task" ? TK::LOCAL_TASK_ID : n == "bind_data_task" ? TK::DATA_TASK_ID : TK::CONTROL_TASK_ID;
+    if (id.k != K::TASK_ID || id.type->kind != want)
+      fail(e.args[1]->span, "@" + n + " needs a " + make_type(want)->str() + " (from @get_" +
+                                (want == TK::LOCAL_TASK_ID ? "local" : want == TK::DATA_TASK_ID ? "data" : "control") + "_task_id)");
+    if (p.task_lines.count(int(id.i))) fail(e.args[1]->span, "task id " + std::to_string(id.i) + " is bound twice");
+    FnInst* fi = function_instance(f.mod, f.fn, {}, e.span);
+    fi->is_task = true;
+    std::string spec = want == TK::LOCAL_TASK_ID ? "local, " + std::to_string(id.i)
+                       : want == TK::CONTROL_TASK_ID ? "control, " + std::to_string(id.i)
+                       : opt.arch == "wse3" ? "data, queue " + std::to_string(id.i)
+                                            : "data, color " + std::to_string(id.i);
+    p.task_lines[int(id.i)] = fi->label + ", " + spec;
+    return none;
+  }
+  if (n == "activate" || n == "block" || n == "unblock") {
+    argc(1, 1);
+    Value id = ct(0, "task id");
+    if (id.k != K::TASK_ID) fail(e.args[0]->span, "@" + n + " needs a task id");
+    if (!ctx.gen) {
+      if (!ctx.mod || !ctx.mod->program) fail(e.span, "@" + n + " belongs in a PE program");
+      if (n == "block") ctx.mod->program->blocked_tasks.insert(int(id.i));
+      else if (n == "unblock") ctx.mod->program->blocked_tasks.erase(int(id.i));
+      else fail(e.span, "unsupported: @activate at comptime (activate the task at run time, e.g. in a launched function)");
+      return none;
+    }
+    emit(ctx, n + " " + std::to_string(id.i), e.span);
+    return none;
+  }
+  if (n == "initialize_queue") {
+    argc(2, 2);
+    if (!ctx.mod || !ctx.mod->program) fail(e.span, "@initialize_queue belongs in a PE program");
+    Value q = ct(0, "queue"), cfg = ct(1, "configuration");
+    if (q.k != K::QUEUE) fail(e.args[0]->span, "@initialize_queue needs a queue (@get_input_queue / @get_output_queue)");
+    const Value* c = cfg.k == K::STRUCT ? cfg.st->find("color") : nullptr;
+    if (!c || c->k != K::COLOR) fail(e.args[1]->span, "@initialize_queue needs .{ .color = some_color }");
+    auto& m = q.type->kind == TK::INPUT_QUEUE ? ctx.mod->program->input_queue_colors : ctx.mod->program->output_queue_colors;
+    m[int(q.i)] = int(c->i);
+    return none;
+  }
+  if (n == "wsemu_include_asm") {
+    argc(1, 1);
+    if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@wsemu_include_asm is reserved for the standard library");
+    if (ctx.mod->program) ctx.mod->program->includes.insert(ct(0, "file").s);
+    return none;
+  }
+  if (n == "range") fail(e.span, "@range is only allowed as the range of a 'for' loop");
+  fail(e.span, "unsupported builtin '@" + n + "'");
+}
+
+Value Compiler::make_dsd(const Expr& e, Ctx& ctx) {
+  using K = Value::K;
+  if (e.args.size() != 2) fail(e.span, "@get_dsd takes (dsd type, .{ ... })");
+  TypeRef t = eval_type(*e.args[0], ctx);
+  if (t->kind != TK::DSD) fail(e.args[0]->span, "@get_dsd needs a DSD type (mem1d_dsd, mem4d_dsd, fabin_dsd, fabout_dsd)");
+  if (e.args[1]->kind != ExprKind::ANON_STRUCT || e.args[1]->names.empty())
+    fail(e.args[1]->span, "@get_dsd needs a struct literal with named fields, e.g. .{ .tensor_access = |i|{M} -> A[i] }");
+  const Expr& lit = *e.args[1];
+  auto d = std::make_shared<DsdValue>();
+  d->kind = t->dsd_kind;
+  bool has_extent = false;
+  for (size_t i = 0; i < lit.names.size(); ++i) {
+    const std::string& f = lit.names[i];
+    const Expr& x = *lit.args[i];
+    auto iv = [&] { return to_int(eval_comptime(x, ctx, "." + f), x.span, "." + f); };
+    if (f == "tensor_access") {
+      if (x.kind != ExprKind::TENSOR_ACCESS) fail(x.span, ".tensor_access needs '|i|{extent} -> array[index]'");
+      auto ta = tensor_access_dsd(x, d->kind, ctx);
+      ta->color = d->color;
+      ta->queue = d->queue;
+      d = ta;
+      d->kind = t->dsd_kind;
+      has_extent = true;
+    } else if (f == "extent") {
+      d->extents = {iv()};
+      if (d->strides.empty()) d->strides = {1};
+      has_extent = true;
+    } else if (f == "base_address") {
+      Value p = eval_comptime(x, ctx, ".base_address");
+      if (p.k != K::POINTER) fail(x.span, ".base_address needs a pointer to a global (&array)");
+      d->base = p.global;
+      d->base_offset = p.offset;
+      const TypeRef& et = p.global->type->kind == TK::ARRAY ? p.global->type->elem : p.global->type;
+      d->elem_bits = et->byte_size() == 2 ? 16 : 32;
+    } else if (f == "fabric_color") {
+      Value c = eval_comptime(x, ctx, ".fabric_color");
+      if (c.k != K::COLOR) fail(x.span, ".fabric_color needs a color");
+      d->color = int(c.i);
+    } else if (f == "input_queue" || f == "output_queue") {
+      Value q = eval_comptime(x, ctx, "." + f);
+      if (q.k != K::QUEUE) fail(x.span, "." + f + " needs a queue");
+      d->queue = int(q.i);
+    } else if (f == "control") {
+      d->control = to_bool(eval_comptime(x, ctx, ".control"), x.span, ".control");
+    } else if (f == "wavelet_index_offset") {
+      fail(x.span, "unsupported: .wavelet_index_offset of @get_dsd");
+    } else if (f == "advance_switch") {
+      d->advance_switch = to_bool(eval_comptime(x, ctx, ".advance_switch"), x.span, ".advance_switch");
+    } else if (f == "index") {
+      d->wavelet_index = iv();
+    } else if (f == "simd_mode" || f == "async") {
+      fail(x.span, "unsupported: ." + f + " of @get_dsd");
+    } else if (f == "data_type") {
+      TypeRef dt = eval_type(x, ctx);
+      d->elem_bits = dt->byte_size() == 2 ? 16 : 32;
+    } else {
+      fail(x.span, "unsupported: field ." + f + " of @get_dsd");
+    }
+  }
+  const bool mem = d->kind == "mem1d_dsd" || d->kind == "mem4d_dsd";
+  if (mem && !d->base) fail(lit.span, d->kind + " needs .tensor_access or .base_address");
+  if (!has_extent) fail(lit.span, "@get_dsd needs an .extent (or a .tensor_access)");
+  if (!mem) {
+    if (d->kind == "fabin_dsd" || d->kind == "fabout_dsd") {
+      Program* p = ctx.mod ? ctx.mod->program : nullptr;
+      if (d->queue < 0) fail(lit.span, d->kind + " needs ." + (d->kind == "fabin_dsd" ? "input_queue" : "output_queue") + " in wsemu");
+      if (d->color < 0 && p) {
+        auto& m = d->kind == "fabin_dsd" ? p->input_queue_colors : p->output_queue_colors;
+        auto it = m.find(d->queue);
+        if (it != m.end()) d->color = it->second;
+      }
+      if (d->color < 0) fail(lit.span, d->kind + " needs a .fabric_color, or its queue bound by @initialize_queue first");
+      if (p) {
+        auto& m = d->kind == "fabin_dsd" ? p->input_queue_colors : p->output_queue_colors;
+        auto it = m.find(d->queue);
+        if (it != m.end() && it->second != d->color)
+          fail(lit.span, "queue " + std::to_string(d->queue) + " is bound to color " + std::to_string(it->second) + ", not " + std::to_string(d->color));
+        m[d->queue] = d->color;
+      }
+    }
+  }
+  Value v;
+  v.k = K::DSD;
+  v.dsd = d;
+  v.type = t;
+  return v;
+}
+
+std::shared_ptr<DsdValue> Compiler::tensor_access_dsd(const Expr& ta, const std::string& kind, Ctx& ctx) {
+  const size_t nvars = ta.names.size();
+  const Expr& target = *ta.args.back();
+  if (target.kind != ExprKind::INDEX) fail(target.span, "the tensor access must index an array: |i|{M} -> A[i]");
+  if (kind == "mem1d_dsd" && nvars != 1) fail(ta.span, "mem1d_dsd takes one index; use mem4d_dsd for more");
+  if (nvars > 4) fail(ta.span, "a tensor access has at most 4 indices");
+  std::vector<int64_t> extents;
+  for (size_t i = 0; i < nvars; ++i)
+    extents.push_back(to_int(eval_comptime(*ta.args[i], ctx, "an extent"), ta.args[i]->span, "an extent"));
+  Value base = eval_comptime(*target.args[0], ctx, "the array of the tensor access");
+  if (base.k != Value::K::GLOBAL || base.global->type->kind != TK::ARRAY)
+    fail(target.args[0]->span, "the tensor access must index a global array");
+  GlobalVar* g = base.global;
+  const std::vector<int64_t>& dims = g->type->dims;
+  if (target.args.size() - 1 != dims.size()) fail(target.span, "the array has " + std::to_string(dims.size()) + " dimensions");
+  // The flat element index as a function of the index variables, evaluated at a few points.
+  auto flat = [&](const std::vector<int64_t>& at) {
+    Scope sc;
+    sc.parent = ctx.scope;
+    for (size_t i = 0; i < nvars; ++i) {
+      Binding b;
+      b.value = make_int(at[i], int_type(16, true));
+      sc.names[ta.names[i]] = b;
+    }
+    Ctx c = ctx;
+    c.scope = &sc;
+    c.gen = nullptr;
+    int64_t f = 0;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      Value iv = eval(*target.args[d + 1], c);
+      Value civ = iv.type && iv.type->kind == TK::INT ? iv : iv;
+      f = f * dims[d] + to_int(civ, target.args[d + 1]->span, "the index");
+    }
+    return f;
+  };
+  std::vector<int64_t> zero(nvars, 0);
+  const int64_t off = flat(zero);
+  std::vector<int64_t> strides(nvars);
+  for (size_t i = 0; i < nvars; ++i) {
+    std::vector<int64_t> p = zero;
+    p[i] = 1;
+    strides[i] = flat(p) - off;
+    p[i] = 2;
+    if (flat(p) - off != 2 * strides[i]) fail(target.span, "the tensor access index is not affine in '" + ta.names[i] + "'");
+  }
+  auto d = std::make_shared<DsdValue>();
+  d->base = g;
+  d->base_offset = off;
+  d->elem_bits = g->type->elem->byte_size() == 2 ? 16 : 32;
+  // wsemu's mem4d has dimension 0 innermost; CSL's last index varies fastest.
+  for (size_t i = nvars; i-- > 0;) {
+    d->extents.push_back(extents[i]);
+    d->strides.push_back(strides[i]);
+  }
+  int64_t lo = off, hi = off;
+  for (size_t i = 0; i < nvars; ++i) {
+    if (extents[i] <= 0) continue;
+    int64_t span = strides[i] * (extents[i] - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  for (size_t i = 0; i < nvars; ++i)
+    if (extents[i] == 0) lo = hi = off;
+  if (lo < 0 || hi >= g->type->element_count())
+    fail(ta.span, "the tensor access reaches elements " + std::to_string(lo) + ".." + std::to_string(hi) + " of '" +
+                      g->csl_name + "', which has " + std::to_string(g->type->element_count()));
+  return d;
+}
+
+}  // namespace wsemu::compiler::csl

@@ -1,0 +1,321 @@
+// Run-time code generation: function and task bodies to wsemu assembly (see codegen.hpp for the
+// register convention). What the program does at run time costs the instructions it compiles to:
+// loop counters, index arithmetic, DSD changes and calls are emitted as written.
+#include "compiler/csl/codegen.hpp"
+
+#include <cstring>
+#include <filesystem>
+
+namespace wsemu::compiler::csl {
+
+namespace {
+
+std::string reg(int r) { return "r" + std::to_string(r); }
+
+bool is_float(const TypeRef& t) { return t && (t->kind == TK::FLOAT || t->kind == TK::COMPTIME_FLOAT); }
+
+uint32_t f32_bits(double v) {
+  float f = float(v);
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+bool is_temp(int r) { return r >= 1 && r <= 7; }
+
+}  // namespace
+
+void Compiler::emit(Ctx& ctx, const std::string& line, Span at) {
+  std::string l = "        " + line;
+  if (l.size() < 48) l.resize(48, ' ');
+  const std::string file = std::filesystem::path(sources.name(at.file)).filename().string();
+  ctx.gen->p->code.push_back(l + " ; " + file + ":" + std::to_string(at.line));
+}
+
+namespace {
+
+int alloc_temp(Ctx& ctx, Span at) {
+  FnGen& g = *ctx.gen;
+  if (g.temp_top > 7) fail(at, "unsupported: expression needs more than 7 live temporaries; split it into statements");
+  return g.temp_top++;
+}
+
+void free_temp(Ctx& ctx, int r) {
+  if (is_temp(r) && r == ctx.gen->temp_top - 1) --ctx.gen->temp_top;
+}
+
+Value runtime(int r, TypeRef t) {
+  Value v;
+  v.k = Value::K::RUNTIME;
+  v.i = r;
+  v.type = std::move(t);
+  return v;
+}
+
+}  // namespace
+
+Value Compiler::rvalue(const Value& v, Span at, Ctx& ctx) {
+  if (v.k != Value::K::GLOBAL) return v;
+  if (v.global->type->kind == TK::ARRAY) return v;  // indexed or passed by address later
+  if (!ctx.gen) fail(at, "the value of var '" + v.global->csl_name + "' is only known at run time");
+  return load_global(v.global, at, ctx);
+}
+
+Value Compiler::load_global(GlobalVar* g, Span at, Ctx& ctx) {
+  const int r = alloc_temp(ctx, at);
+  const int bytes = g->type->byte_size();
+  if (bytes == 4) emit(ctx, "ld32 " + reg(r) + ", [" + g->asm_name + "]", at);
+  else if (bytes == 2) emit(ctx, std::string(g->type->kind == TK::INT && g->type->is_signed ? "ld16s " : "ld16 ") + reg(r) + ", [" + g->asm_name + "]", at);
+  else fail(at, "unsupported: run-time read of a " + g->type->str() + " variable");
+  return runtime(r, g->type);
+}
+
+namespace {
+
+// The register holding v (a run-time value), or a temporary loaded with a comptime v of type t.
+int to_reg(Compiler& c, const Value& v, const TypeRef& t, Span at, Ctx& ctx) {
+  using K = Value::K;
+  if (v.k == K::RUNTIME) return int(v.i);
+  const int r = alloc_temp(ctx, at);
+  uint32_t imm = 0;
+  if (v.k == K::FLOAT || (v.k == K::INT && is_float(t))) imm = f32_bits(v.k == K::FLOAT ? v.f : double(v.i));
+  else if (v.k == K::INT || v.k == K::BOOL || v.k == K::COLOR || v.k == K::TASK_ID || v.k == K::ENUM || v.k == K::QUEUE)
+    imm = uint32_t(v.i);
+  else if (v.k == K::POINTER) {
+    c.emit(ctx, "li " + reg(r) + ", " + v.global->asm_name + " + " + std::to_string(v.offset * std::max(1, v.global->type->elem ? v.global->type->elem->byte_size() : 4)), at);
+    return r;
+  } else
+    fail(at, "cannot use " + (v.type ? v.type->str() : v.str()) + " as a run-time value");
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%X", imm);
+  c.emit(ctx, "li " + reg(r) + ", " + buf, at);
+  return r;
+}
+
+// The run-time type two operands meet at.
+TypeRef peer(const Value& a, const Value& b, const std::string& op, Span at) {
+  const TypeRef& ta = a.type;
+  const TypeRef& tb = b.type;
+  const bool ra = a.k == Value::K::RUNTIME, rb = b.k == Value::K::RUNTIME;
+  if (ra && rb) {
+    if (same_type(ta, tb)) return ta;
+    if (ta->kind == TK::INT && tb->kind == TK::INT) {
+      if (ta->is_signed != tb->is_signed)
+        fail(at, "operands of '" + op + "' have different signedness: " + ta->str() + " and " + tb->str() + " (convert with @as)");
+      return ta->bits >= tb->bits ? ta : tb;
+    }
+    fail(at, "operands of '" + op + "' have different types: " + ta->str() + " and " + tb->str() + " (convert with @as)");
+  }
+  const TypeRef& rt = ra ? ta : tb;
+  const Value& other = ra ? b : a;
+  if (rt->kind == TK::INT && other.k == Value::K::FLOAT)
+    fail(at, "operands of '" + op + "' mix " + rt->str() + " and a float (convert with @as)");
+  if (rt->kind == TK::FLOAT && other.k != Value::K::FLOAT && other.k != Value::K::INT)
+    fail(at, "operand of '" + op + "' must be a number");
+  if (other.type && other.type->kind == TK::INT && rt->kind == TK::INT && !same_type(other.type, rt)) {
+    if (other.type->is_signed != rt->is_signed)
+      fail(at, "operands of '" + op + "' have different signedness: " + rt->str() + " and " + other.type->str());
+    return rt->bits >= other.type->bits ? rt : other.type;
+  }
+  return rt;
+}
+
+}  // namespace
+
+Value Compiler::gen_unary(const std::string& op, Value a, Span at, Ctx& ctx) {
+  if (!ctx.gen) fail(at, "a run-time value in a comptime context");
+  a = rvalue(a, at, ctx);
+  const int ra = int(a.i);
+  const int rd = is_temp(ra) ? ra : alloc_temp(ctx, at);
+  if (op == "-") {
+    if (is_float(a.type)) {
+      int m = alloc_temp(ctx, at);
+      emit(ctx, "li " + reg(m) + ", 0x80000000", at);
+      emit(ctx, "xor " + reg(rd) + ", " + reg(ra) + ", " + reg(m), at);
+      free_temp(ctx, m);
+    } else {
+      int z = alloc_temp(ctx, at);
+      emit(ctx, "li " + reg(z) + ", 0", at);
+      emit(ctx, "sub " + reg(rd) + ", " + reg(z) + ", " + reg(ra), at);
+      free_temp(ctx, z);
+    }
+    return runtime(rd, a.type);
+  }
+  if (op == "!") {
+    if (a.type->kind != TK::BOOL) fail(at, "'!' needs a bool");
+    emit(ctx, "xori " + reg(rd) + ", " + reg(ra) + ", 1", at);
+    return runtime(rd, a.type);
+  }
+  if (op == "~") {
+    if (a.type->kind != TK::INT) fail(at, "'~' needs an integer");
+    int m = alloc_temp(ctx, at);
+    emit(ctx, "li " + reg(m) + ", -1", at);
+    emit(ctx, "xor " + reg(rd) + ", " + reg(ra) + ", " + reg(m), at);
+    free_temp(ctx, m);
+    return runtime(rd, a.type);
+  }
+  fail(at, "operator '" + op + "' cannot be applied to a run-time " + a.type->str());
+}
+
+Value Compiler::gen_binary(const std::string& op, Value a, Value b, Span at, Ctx& ctx) {
+  if (!ctx.gen) fail(at, "a run-time value in a comptime context");
+  a = rvalue(a, at, ctx);
+  b = rvalue(b, at, ctx);
+  if (a.k == Value::K::DSR_VAR || b.k == Value::K::DSR_VAR || a.k == Value::K::GLOBAL || b.k == Value::K::GLOBAL)
+    fail(at, "operator '" + op + "' cannot be applied to a DSD or an array");
+  if (op == "and" || op == "or") {
+    if ((a.type && a.type->kind != TK::BOOL) || (b.type && b.type->kind != TK::BOOL)) fail(at, "'" + op + "' needs bools");
+    int x = to_reg(*this, a, a.type, at, ctx);
+    int y = to_reg(*this, b, b.type, at, ctx);
+    int rd = is_temp(x) ? x : is_temp(y) ? y : alloc_temp(ctx, at);
+    emit(ctx, std::string(op == "and" ? "and " : "or ") + reg(rd) + ", " + reg(x) + ", " + reg(y), at);
+    if (rd != y) free_temp(ctx, y);
+    return runtime(rd, make_type(TK::BOOL));
+  }
+  const TypeRef t = peer(a, b, op, at);
+  if (t->kind == TK::FLOAT && t->bits != 32) fail(at, "unsupported: scalar " + t->str() + " arithmetic (use vector builtins on DSDs)");
+  if (t->kind != TK::INT && t->kind != TK::FLOAT && t->kind != TK::BOOL)
+    fail(at, "operator '" + op + "' cannot be applied to " + t->str());
+  const bool fl = t->kind == TK::FLOAT;
+  const bool sgn = t->kind == TK::INT && t->is_signed;
+  if (!fl && a.k == Value::K::INT && b.k == Value::K::RUNTIME && (op == "+" || op == "*" || op == "&" || op == "|" || op == "^"))
+    std::swap(a, b);  // commutative: the comptime operand becomes an immediate
+  if (!fl && b.k == Value::K::INT && a.k == Value::K::RUNTIME) {
+    if (b.i == 0 && (op == "+" || op == "-" || op == "|" || op == "^" || op == "<<" || op == ">>")) return runtime(int(a.i), t);
+    if (b.i == 1 && (op == "*" || op == "/")) return runtime(int(a.i), t);
+  }
+  // Immediate forms for a comptime right operand.
+  if (!fl && b.k == Value::K::INT && a.k == Value::K::RUNTIME) {
+    const int64_t c = b.i;
+    const int ra = int(a.i);
+    auto into = [&] { return is_temp(ra) ? ra : alloc_temp(ctx, at); };
+    if ((op == "+" || op == "-") && c >= -32767 && c <= 32767) {
+      int rd = into();
+      emit(ctx, "addi " + reg(rd) + ", " + reg(ra) + ", " + std::to_string(op == "+" ? c : -c), at);
+      return runtime(rd, t);
+    }
+    if ((op == "&" || op == "|" || op == "^") && c >= 0 && c <= 65535) {
+      int rd = into();
+      emit(ctx, std::string(op == "&" ? "andi " : op == "|" ? "ori " : "xori ") + reg(rd) + ", " + reg(ra) + ", " + std::to_string(c), at);
+      return runtime(rd, t);
+    }
+    if ((op == "<<" || op == ">>") && c >= 0 && c <= 31) {
+      int rd = into();
+      emit(ctx, std::string(op == "<<" ? "shli " : sgn ? "sari " : "shri ") + reg(rd) + ", " + reg(ra) + ", " + std::to_string(c), at);
+      return runtime(rd, t);
+    }
+    if (op == "*" && c > 0 && (c & (c - 1)) == 0) {
+      int rd = into();
+      int sh = 0;
+      while ((int64_t(1) << sh) < c) ++sh;
+      emit(ctx, "shli " + reg(rd) + ", " + reg(ra) + ", " + std::to_string(sh), at);
+      return runtime(rd, t);
+    }
+  }
+  const int x = to_reg(*this, a, t, at, ctx);
+  const int y = to_reg(*this, b, t, at, ctx);
+  const int rd = is_temp(x) ? x : is_temp(y) ? y : alloc_temp(ctx, at);
+  auto three = [&](const std::string& m, int d, int s1, int s2) { emit(ctx, m + " " + reg(d) + ", " + reg(s1) + ", " + reg(s2), at); };
+  auto done = [&](TypeRef rt) {
+    if (rd != y) free_temp(ctx, y);
+    return runtime(rd, rt);
+  };
+  const TypeRef boolean = make_type(TK::BOOL);
+  if (op == "<" || op == ">" || op == "<=" || op == ">=") {
+    const std::string m = fl ? "sflt" : sgn ? "slt" : "sltu";
+    const bool swap = op == ">" || op == "<=";
+    three(m, rd, swap ? y : x, swap ? x : y);
+    if (op == "<=" || op == ">=") emit(ctx, "xori " + reg(rd) + ", " + reg(rd) + ", 1", at);
+    return done(boolean);
+  }
+  if (op == "==" || op == "!=") {
+    three("xor", rd, x, y);
+    int k = alloc_temp(ctx, at);
+    if (op == "==") {
+      emit(ctx, "li " + reg(k) + ", 1", at);
+      three("sltu", rd, rd, k);
+    } else {
+      emit(ctx, "li " + reg(k) + ", 0", at);
+      three("sltu", rd, k, rd);
+    }
+    free_temp(ctx, k);
+    return done(boolean);
+  }
+  if (fl) {
+    const char* m = op == "+" ? "sfadd" : op == "-" ? "sfsub" : op == "*" ? "sfmul" : op == "/" ? "sfdiv" : nullptr;
+    if (!m) fail(at, "operator '" + op + "' cannot be applied to floats");
+    three(m, rd, x, y);
+    return done(t);
+  }
+  if (t->kind == TK::BOOL) fail(at, "operator '" + op + "' cannot be applied to bools");
+  if (op == "+" || op == "-" || op == "*" || op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>") {
+    const std::string m = op == "+" ? "add" : op == "-" ? "sub" : op == "*" ? "mul" : op == "&" ? "and" : op == "|" ? "or" : op == "^" ? "xor" : op == "<<" ? "shl" : sgn ? "sar" : "shr";
+    three(m, rd, x, y);
+    return done(t);
+  }
+  if (op == "/" || op == "%") {
+    if (!sgn) {
+      three(op == "/" ? "divu" : "remu", rd, x, y);
+      return done(t);
+    }
+    // Signed: divide the magnitudes, then give the quotient the sign of x ^ y (the remainder x's).
+    const int sx = alloc_temp(ctx, at), sy = alloc_temp(ctx, at), ax = alloc_temp(ctx, at), ay = alloc_temp(ctx, at);
+    emit(ctx, "sari " + reg(sx) + ", " + reg(x) + ", 31", at);
+    emit(ctx, "sari " + reg(sy) + ", " + reg(y) + ", 31", at);
+    three("xor", ax, x, sx);
+    three("sub", ax, ax, sx);
+    three("xor", ay, y, sy);
+    three("sub", ay, ay, sy);
+    three(op == "/" ? "divu" : "remu", ax, ax, ay);
+    if (op == "/") three("xor", sx, sx, sy);
+    three("xor", ax, ax, sx);
+    three("sub", rd, ax, sx);
+    free_temp(ctx, ay);
+    free_temp(ctx, ax);
+    free_temp(ctx, sy);
+    free_temp(ctx, sx);
+    return done(t);
+  }
+  fail(at, "operator '" + op + "' cannot be applied to " + t->str());
+}
+
+Value Compiler::gen_convert(const Value& v0, const TypeRef& t, Span at, Ctx& ctx) {
+  Value v = rvalue(v0, at, ctx);
+  if (v.k != Value::K::RUNTIME) fail(at, "@as cannot convert " + (v.type ? v.type->str() : v.str()) + " to " + t->str());
+  const TypeRef& from = v.type;
+  const int ra = int(v.i);
+  if (same_type(from, t)) return v;
+  auto dest = [&] { return is_temp(ra) ? ra : alloc_temp(ctx, at); };
+  if ((from->kind == TK::FLOAT && from->bits != 32) || (t->kind == TK::FLOAT && t->bits != 32))
+    fail(at, "unsupported: run-time conversion to or from " + std::string(from->kind == TK::FLOAT && from->bits != 32 ? from->str() : t->str()));
+  if ((from->kind == TK::INT || from->kind == TK::BOOL) && t->kind == TK::FLOAT) {
+    int rd = dest();
+    emit(ctx, "sfcvt " + reg(rd) + ", " + reg(ra), at);
+    return runtime(rd, t);
+  }
+  if (from->kind == TK::FLOAT && t->kind == TK::INT) {
+    int rd = dest();
+    emit(ctx, "sfint " + reg(rd) + ", " + reg(ra), at);
+    return runtime(rd, t);
+  }
+  if ((from->kind == TK::INT || from->kind == TK::BOOL) && t->kind == TK::INT) {
+    const int fb = from->kind == TK::BOOL ? 1 : from->bits;
+    if (t->bits >= 32 || (t->bits > fb && (t->is_signed || from->kind == TK::BOOL || !from->is_signed))) {
+      Value r = v;
+      r.type = t;
+      return r;
+    }
+    int rd = dest();
+    if (t->is_signed) {
+      emit(ctx, "shli " + reg(rd) + ", " + reg(ra) + ", " + std::to_string(32 - t->bits), at);
+      emit(ctx, "sari " + reg(rd) + ", " + reg(rd) + ", " + std::to_string(32 - t->bits), at);
+    } else {
+      emit(ctx, "andi " + reg(rd) + ", " + reg(ra) + ", " + std::to_string((1 << t->bits) - 1), at);
+    }
+    return runtime(rd, t);
+  }
+  if (from->kind == TK::BOOL && t->kind == TK::BOOL) return v;
+  fail(at, "@as cannot convert a run-time " + from->str() + " to " + t->str());
+}
+
+}  // namespace wsemu::compiler::csl

@@ -1,0 +1,218 @@
+// Internal to the CSL front end (not a public interface): the state shared by the evaluator
+// (evaluator.cpp: names, modules, comptime expressions), the builtins (builtins.cpp), the code
+// generator (codegen.cpp: function bodies to wsemu assembly), the program writer (program.cpp:
+// one .wsa per PE class) and the layout evaluation (layout_eval.cpp).
+//
+// Contract: one Compiler per compilation; errors are CompileError (source.hpp) thrown at the
+// offending span and caught by compile_csl (cslc.hpp). Every builtin or construct that is not
+// implemented fails with "unsupported" naming it, never generates wrong code silently.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "compiler/csl/ast.hpp"
+#include "compiler/csl/cslc.hpp"
+#include "compiler/csl/value.hpp"
+
+namespace wsemu::compiler::csl {
+
+struct Program;
+
+struct GlobalVar {
+  std::string csl_name, asm_name;
+  TypeRef type;
+  Value init;               // comptime initial value (INT/FLOAT/BOOL/array STRUCT/POINTER/UNDEFINED)
+  bool is_const = false;
+  ModuleInstance* mod = nullptr;
+  Span span;
+  std::string dsr;          // DSD-typed variable: its descriptor register name
+  std::shared_ptr<DsdValue> dsd;
+  int align = 0;
+};
+
+struct ModuleInstance {
+  int id = 0;
+  int file = 0;
+  std::shared_ptr<Module> ast;
+  std::string path;
+  bool is_lib = false;
+  Program* program = nullptr;  // the PE program it belongs to; null on the layout side
+  std::map<std::string, const Stmt*> decls;
+  std::map<std::string, Value> values;
+  std::set<std::string> in_progress;
+  std::shared_ptr<StructValue> params;  // the import's parameter struct
+};
+
+struct FnInst {
+  ModuleInstance* mod = nullptr;
+  const Stmt* fn = nullptr;
+  std::string label;
+  bool is_task = false;
+  std::vector<Value> comptime_args;  // by parameter position (VOID for run-time parameters)
+  bool generated = false;
+};
+
+struct Program {
+  std::string file;          // resolved path of the tile code
+  std::string key;           // file + parameters: one Program per distinct key
+  std::string arch;
+  std::vector<GlobalVar*> globals;
+  std::vector<std::unique_ptr<FnInst>> fns;
+  std::map<std::string, std::string> dsd_templates;  // DsdValue::key -> register name
+  // Registers with an initial descriptor (templates, DSD vars, DSD locals), in declaration order.
+  std::vector<std::pair<std::string, std::shared_ptr<DsdValue>>> dsd_regs;
+  int next_dsr = 0;
+  std::vector<std::string> directives;  // .task, .iqinit, .export, ...
+  std::vector<std::string> code;
+  std::vector<std::string> extra_data;  // compiler-made data (locals, spill slots)
+  std::set<std::string> includes;       // assembly files (the memcpy firmware)
+  std::map<std::string, std::string> exported_symbols;  // host name -> asm symbol
+  std::map<std::string, TypeRef> exported_symbol_types;
+  std::map<std::string, int64_t> exported_symbol_counts;
+  std::set<std::string> exported_functions;
+  std::map<int, std::string> task_lines;  // id -> "label, local, 5" (a .task directive's operands)
+  std::set<int> blocked_tasks;
+  std::map<int, int> input_queue_colors, output_queue_colors;  // queue -> color, bound at load
+  int label_counter = 0;
+  std::string asm_text;
+};
+
+// A run-time local of a function being generated.
+struct Binding {
+  Value value;              // comptime constant or comptime var
+  bool is_comptime_var = false;
+  bool constant = false;    // a run-time const or a loop variable: no assignment
+  int reg = -1;             // run-time local held in a register
+  std::string slot;         // or in a data word
+  TypeRef type;
+  std::string dsr;          // a DSD local: its register
+  std::shared_ptr<DsdValue> dsd;
+};
+
+struct Scope {
+  std::map<std::string, Binding> names;
+  Scope* parent = nullptr;
+};
+
+struct FnGen;  // codegen.cpp
+
+struct Ctx {
+  ModuleInstance* mod = nullptr;
+  Scope* scope = nullptr;
+  FnGen* gen = nullptr;      // null: comptime evaluation
+  int call_depth = 0;
+};
+
+enum class Flow { NORMAL, BREAK, CONTINUE, RETURN };
+
+struct Placement {
+  std::string file;
+  Value params;
+  Span span;
+  std::string key;
+};
+
+struct RouteConfig {
+  int x = 0, y = 0, color = 0;
+  std::vector<std::string> rx, tx;     // first position
+  std::vector<std::vector<std::string>> pos_rx, pos_tx;  // switch positions 1..3 (may be empty)
+  bool ring_mode = false;
+  int current_switch_pos = 0;
+  std::string pop_mode;
+  bool has_filter = false;
+  int64_t filter_min = 0, filter_max = 0;
+  Span span;
+};
+
+struct HostExport {
+  std::string name;
+  TypeRef type;  // MANY_PTR or FN
+  bool is_function = false;
+  bool is_mutable = true;
+  Span span;
+};
+
+class Compiler {
+ public:
+  explicit Compiler(const CslOptions& options);
+  CslResult run();
+
+  // ---- evaluator.cpp ----
+  ModuleInstance* instantiate(const std::string& path, std::shared_ptr<StructValue> params, Span at,
+                              Program* program, bool is_lib, bool has_importer);
+  std::string resolve_import(const std::string& spec, int from_file, Span at, bool* is_lib);
+  Value eval(const Expr& e, Ctx& ctx);
+  Value eval_comptime(const Expr& e, Ctx& ctx, const std::string& what);
+  TypeRef eval_type(const Expr& e, Ctx& ctx);
+  Value lookup(const std::string& name, Span at, Ctx& ctx);
+  Value module_member(ModuleInstance* mod, const std::string& name, Span at);
+  Value field(const Value& base, const std::string& name, Span at, Ctx& ctx);
+  Value coerce(const Value& v, const TypeRef& t, Span at, Ctx& ctx);
+  Value binary(const std::string& op, Value a, Value b, Span at, Ctx& ctx);
+  Value unary(const std::string& op, Value a, Span at, Ctx& ctx);
+  Flow exec(const Stmt& s, Ctx& ctx, Value* ret);
+  Flow exec_block(const std::vector<StmtPtr>& body, Ctx& ctx, Value* ret);
+  Value call(const Value& callee, const std::vector<const Expr*>& args, Span at, Ctx& ctx);
+  Value call_comptime(const Value& fn, std::vector<Value> args, Span at, Ctx& ctx);
+  void declare_var(const Stmt& s, Ctx& ctx);
+  GlobalVar* global_var(ModuleInstance* mod, const Stmt& s);
+  void run_comptime_blocks(ModuleInstance* mod);
+  int64_t to_int(const Value& v, Span at, const std::string& what);
+  bool to_bool(const Value& v, Span at, const std::string& what);
+
+  // ---- builtins.cpp ----
+  Value builtin(const Expr& e, Ctx& ctx);
+  Value make_dsd(const Expr& e, Ctx& ctx);
+  std::shared_ptr<DsdValue> tensor_access_dsd(const Expr& ta, const std::string& kind, Ctx& ctx);
+
+  // ---- codegen.cpp ----
+  void generate_functions(Program& p);
+  Value gen_call(const Value& fn, const std::vector<const Expr*>& args, Span at, Ctx& ctx);
+  Value gen_binary(const std::string& op, Value a, Value b, Span at, Ctx& ctx);
+  Value gen_unary(const std::string& op, Value a, Span at, Ctx& ctx);
+  Value gen_convert(const Value& v, const TypeRef& t, Span at, Ctx& ctx);
+  void gen_vector_op(const Expr& e, Ctx& ctx);
+  void gen_stmt(const Stmt& s, Ctx& ctx);
+  Value load_global(GlobalVar* g, Span at, Ctx& ctx);
+  Value rvalue(const Value& v, Span at, Ctx& ctx);
+  std::string dsd_operand(const Value& v, Span at, Ctx& ctx);
+  void emit(Ctx& ctx, const std::string& line, Span at);
+  FnInst* function_instance(ModuleInstance* mod, const Stmt* fn, std::vector<Value> comptime_args, Span at);
+
+  // ---- program.cpp ----
+  Program* program_for(const Placement& placement);
+  std::string dsd_template(Program& p, const DsdValue& d, Span at);
+  std::string alloc_dsr(Program& p, Span at);
+  std::string write_program(Program& p);
+  std::string asm_value(const Value& v, const TypeRef& t, Span at);
+
+  // ---- layout_eval.cpp ----
+  void layout_builtin(const Expr& e, const std::string& name, std::vector<Value>& args, Ctx& ctx, Value* result);
+  std::string write_layout();
+
+  const CslOptions& opt;
+  SourceMap sources;
+  std::vector<std::unique_ptr<ModuleInstance>> modules;
+  std::vector<std::unique_ptr<GlobalVar>> globals;
+  std::vector<std::unique_ptr<Program>> programs;
+  std::map<std::string, Program*> programs_by_key;
+  std::map<std::string, int> file_ids;  // path -> SourceMap file (parsed once)
+  std::map<int, std::shared_ptr<Module>> parsed;
+  std::vector<std::unique_ptr<Scope>> scopes;
+
+  // Layout results
+  bool in_layout = false;
+  int rect_w = 0, rect_h = 0;
+  bool rect_set = false;
+  std::map<std::pair<int, int>, Placement> tiles;
+  std::vector<RouteConfig> routes;
+  std::vector<HostExport> host_exports;
+  std::vector<std::string> comptime_prints;
+};
+
+}  // namespace wsemu::compiler::csl

@@ -1,0 +1,744 @@
+// Names, modules and comptime evaluation (see compiler_impl.hpp).
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "compiler/csl/compiler_impl.hpp"
+#include "compiler/csl/parser.hpp"
+
+namespace wsemu::compiler::csl {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kMaxImportDepth = 32;
+constexpr int64_t kMaxComptimeSteps = 20'000'000;
+
+bool read_file(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+int64_t wrap(int64_t v, const TypeRef& t) {
+  if (!t || t->kind != TK::INT || t->bits >= 64) return v;
+  const uint64_t mask = (uint64_t(1) << t->bits) - 1;
+  uint64_t u = uint64_t(v) & mask;
+  if (t->is_signed && (u >> (t->bits - 1)) & 1) u |= ~mask;
+  return int64_t(u);
+}
+
+bool fits(int64_t v, const TypeRef& t) {
+  if (t->bits >= 64) return t->is_signed || v >= 0;
+  if (t->is_signed) return v >= -(int64_t(1) << (t->bits - 1)) && v < (int64_t(1) << (t->bits - 1));
+  return v >= 0 && v < (int64_t(1) << t->bits);
+}
+
+}  // namespace
+
+Compiler::Compiler(const CslOptions& options) : opt(options) {}
+
+std::string Compiler::resolve_import(const std::string& spec, int from_file, Span at, bool* is_lib) {
+  *is_lib = false;
+  if (spec.size() > 2 && spec.front() == '<' && spec.back() == '>') {
+    const std::string name = spec.substr(1, spec.size() - 2) + ".csl";
+    const std::string dir = opt.stdlib_dir.empty() ? default_stdlib_dir() : opt.stdlib_dir;
+    fs::path p = fs::path(dir) / name;
+    if (fs::exists(p)) {
+      *is_lib = true;
+      return p.lexically_normal().string();
+    }
+    fail(at, "standard library module '" + spec + "' not found (looked in " + dir +
+                 "; wsemu's standard library is listed in compiler/README.md)");
+  }
+  std::vector<fs::path> candidates;
+  fs::path rel(spec);
+  if (rel.is_absolute()) {
+    candidates.push_back(rel);
+  } else {
+    if (from_file >= 0) candidates.push_back(fs::path(sources.name(from_file)).parent_path() / rel);
+    for (const std::string& d : opt.import_paths) candidates.push_back(fs::path(d) / rel);
+  }
+  for (const fs::path& c : candidates)
+    if (fs::exists(c) && fs::is_regular_file(c)) {
+      // A module of the standard library importing a sibling stays a library module.
+      const std::string dir = fs::path(opt.stdlib_dir.empty() ? default_stdlib_dir() : opt.stdlib_dir).lexically_normal().string();
+      const std::string norm = c.lexically_normal().string();
+      *is_lib = norm.rfind(dir, 0) == 0;
+      return norm;
+    }
+  std::string tried;
+  for (const fs::path& c : candidates) tried += (tried.empty() ? "" : ", ") + c.string();
+  fail(at, "module file '" + spec + "' not found (tried " + tried + ")");
+}
+
+ModuleInstance* Compiler::instantiate(const std::string& path, std::shared_ptr<StructValue> params, Span at,
+                                      Program* program, bool is_lib, bool has_importer) {
+  int depth = 0;
+  for (int f = at.file; has_importer && f >= 0 && depth <= kMaxImportDepth; ++depth) {
+    bool found = false;
+    for (const auto& m : modules)
+      if (m->file == f) {
+        found = true;
+        break;
+      }
+    if (!found) break;
+    f = -1;
+  }
+  if (modules.size() > 4096) fail(at, "too many module instances (more than 4096): an import cycle?");
+  std::string text;
+  if (!read_file(path, text)) fail(at, "cannot read '" + path + "'");
+  if (text.size() > (64u << 20)) fail(at, "'" + path + "' is larger than 64 MiB");
+  auto m = std::make_unique<ModuleInstance>();
+  m->id = int(modules.size());
+  m->path = path;
+  m->is_lib = is_lib;
+  m->program = program;
+  m->params = params ? params : std::make_shared<StructValue>();
+  m->file = sources.add(path, text, at, has_importer);
+  m->ast = std::make_shared<Module>(parse(sources.text(m->file), m->file));
+  for (const StmtPtr& d : m->ast->decls) {
+    if (d->kind != StmtKind::VAR && d->kind != StmtKind::FN) continue;
+    if (m->decls.count(d->name)) fail(d->span, "'" + d->name + "' is declared twice in this file");
+    m->decls[d->name] = d.get();
+  }
+  // Parameters: the import's struct fields, else the declared default.
+  for (size_t i = 0; i < m->params->names.size(); ++i) {
+    const std::string& n = m->params->names[i];
+    auto it = m->decls.find(n);
+    if (it == m->decls.end() || it->second->decl_kind != "param") {
+      if (is_lib) continue;  // library modules take the fields they know
+      fail(at, "'" + n + "' is not a param of " + fs::path(path).filename().string());
+    }
+  }
+  ModuleInstance* raw = m.get();
+  modules.push_back(std::move(m));
+  for (const StmtPtr& d : raw->ast->decls) {
+    if (d->kind != StmtKind::VAR || d->decl_kind != "param") continue;
+    Ctx ctx;
+    ctx.mod = raw;
+    const Value* given = raw->params->find(d->name);
+    Value v;
+    if (given) {
+      v = *given;
+    } else if (d->value) {
+      v = eval_comptime(*d->value, ctx, "the default value of param '" + d->name + "'");
+    } else {
+      fail(d->span, "param '" + d->name + "' has no value: the import (or --params) must set it");
+    }
+    if (d->type) v = coerce(v, eval_type(*d->type, ctx), given ? at : d->span, ctx);
+    raw->values[d->name] = v;
+  }
+  return raw;
+}
+
+void Compiler::run_comptime_blocks(ModuleInstance* mod) {
+  // Every declaration is analysed (not only the used ones), so that its errors show.
+  for (const StmtPtr& d : mod->ast->decls)
+    if (d->kind == StmtKind::VAR && d->decl_kind != "param") module_member(mod, d->name, d->span);
+  for (const StmtPtr& d : mod->ast->decls) {
+    if (d->kind != StmtKind::COMPTIME) continue;
+    Ctx ctx;
+    ctx.mod = mod;
+    Scope scope;
+    ctx.scope = &scope;
+    Value ret;
+    exec_block(d->body, ctx, &ret);
+  }
+  // Exported functions are roots of code generation.
+  for (const StmtPtr& d : mod->ast->decls)
+    if (d->kind == StmtKind::FN && d->is_export && mod->program) module_member(mod, d->name, d->span);
+}
+
+int64_t Compiler::to_int(const Value& v, Span at, const std::string& what) {
+  if (v.k == Value::K::INT || v.k == Value::K::COLOR || v.k == Value::K::TASK_ID || v.k == Value::K::QUEUE ||
+      v.k == Value::K::ENUM || v.k == Value::K::UT_ID)
+    return v.i;
+  if (v.k == Value::K::BOOL) return v.i;
+  if (v.k == Value::K::FLOAT && v.f == std::floor(v.f) && std::fabs(v.f) < 9e18) return int64_t(v.f);
+  if (!v.is_comptime()) fail(at, what + " must be known at comptime");
+  fail(at, what + " must be an integer, found " + (v.type ? v.type->str() : v.str()));
+}
+
+bool Compiler::to_bool(const Value& v, Span at, const std::string& what) {
+  if (v.k == Value::K::BOOL) return v.i != 0;
+  if (!v.is_comptime()) fail(at, what + " must be known at comptime");
+  fail(at, what + " must be a bool, found " + (v.type ? v.type->str() : v.str()));
+}
+
+Value Compiler::eval_comptime(const Expr& e, Ctx& ctx, const std::string& what) {
+  Ctx c = ctx;
+  c.gen = nullptr;
+  Value v = eval(e, c);
+  if (v.k == Value::K::RUNTIME) fail(e.span, what + " must be known at comptime");
+  return v;
+}
+
+TypeRef Compiler::eval_type(const Expr& e, Ctx& ctx) {
+  Value v = eval_comptime(e, ctx, "a type");
+  if (v.k != Value::K::TYPE) fail(e.span, "expected a type, found " + v.str());
+  return v.type;
+}
+
+namespace {
+
+Value type_named(TK k) { return make_type_value(make_type(k)); }
+
+bool builtin_type(const std::string& name, Value& out) {
+  if (name.size() >= 2 && (name[0] == 'i' || name[0] == 'u')) {
+    bool digits = true;
+    for (size_t i = 1; i < name.size(); ++i) digits = digits && std::isdigit(static_cast<unsigned char>(name[i]));
+    if (digits && name.size() <= 3) {
+      int bits = std::stoi(name.substr(1));
+      if (bits == 8 || bits == 16 || bits == 32 || bits == 64) {
+        out = make_type_value(int_type(bits, name[0] == 'i'));
+        return true;
+      }
+    }
+  }
+  if (name == "f16" || name == "f32") return out = make_type_value(float_type(name == "f16" ? 16 : 32)), true;
+  static const std::map<std::string, TK> kinds = {
+      {"bool", TK::BOOL}, {"void", TK::VOID}, {"type", TK::TYPE}, {"comptime_int", TK::COMPTIME_INT},
+      {"comptime_float", TK::COMPTIME_FLOAT}, {"comptime_string", TK::COMPTIME_STRING},
+      {"comptime_struct", TK::COMPTIME_STRUCT}, {"color", TK::COLOR}, {"data_task_id", TK::DATA_TASK_ID},
+      {"local_task_id", TK::LOCAL_TASK_ID}, {"control_task_id", TK::CONTROL_TASK_ID},
+      {"input_queue", TK::INPUT_QUEUE}, {"output_queue", TK::OUTPUT_QUEUE}, {"imported_module", TK::MODULE},
+      {"ut_id", TK::UT_ID}, {"direction", TK::DIRECTION}};
+  auto it = kinds.find(name);
+  if (it != kinds.end()) return out = type_named(it->second), true;
+  if (name == "mem1d_dsd" || name == "mem4d_dsd" || name == "fabin_dsd" || name == "fabout_dsd") {
+    auto t = std::make_shared<Type>();
+    t->kind = TK::DSD;
+    t->dsd_kind = name;
+    out = make_type_value(t);
+    return true;
+  }
+  static const std::map<std::string, int> dirs = {{"NORTH", 0}, {"SOUTH", 1}, {"EAST", 2}, {"WEST", 3}, {"RAMP", 4}};
+  auto d = dirs.find(name);
+  if (d != dirs.end()) {
+    Value v;
+    v.k = Value::K::DIRECTION;
+    v.i = d->second;
+    v.s = name;
+    v.type = make_type(TK::DIRECTION);
+    out = v;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Value Compiler::lookup(const std::string& name, Span at, Ctx& ctx) {
+  for (Scope* s = ctx.scope; s; s = s->parent) {
+    auto it = s->names.find(name);
+    if (it == s->names.end()) continue;
+    const Binding& b = it->second;
+    if (b.reg >= 0) {
+      Value v;
+      v.k = Value::K::RUNTIME;
+      v.i = b.reg;
+      v.type = b.type;
+      return v;
+    }
+    if (!b.dsr.empty()) {
+      Value v;
+      v.k = Value::K::DSR_VAR;
+      v.s = b.dsr;
+      v.dsd = b.dsd;
+      v.type = b.type;
+      return v;
+    }
+    if (!b.slot.empty()) fail(at, "internal: memory-resident locals are not generated yet ('" + name + "')");
+    return b.value;
+  }
+  if (ctx.mod && ctx.mod->decls.count(name)) return module_member(ctx.mod, name, at);
+  Value v;
+  if (builtin_type(name, v)) return v;
+  fail(at, "use of undeclared identifier '" + name + "'");
+}
+
+Value Compiler::module_member(ModuleInstance* mod, const std::string& name, Span at) {
+  auto vit = mod->values.find(name);
+  if (vit != mod->values.end()) return vit->second;
+  auto dit = mod->decls.find(name);
+  if (dit == mod->decls.end())
+    fail(at, "module " + fs::path(mod->path).filename().string() + " has no member '" + name + "'");
+  const Stmt& d = *dit->second;
+  if (mod->in_progress.count(name)) fail(at, "'" + name + "' depends on its own value");
+  mod->in_progress.insert(name);
+  Value v;
+  Ctx ctx;
+  ctx.mod = mod;
+  if (d.kind == StmtKind::FN) {
+    v.k = Value::K::FUNCTION;
+    v.mod = mod;
+    v.fn = &d;
+    v.type = make_type(TK::FN);
+    if (d.is_export && mod->program) {
+      if (d.decl_kind == "task") fail(d.span, "a task cannot be 'export'ed; bind it with @bind_local_task or @bind_data_task");
+    }
+  } else if (d.decl_kind == "var") {
+    if (!mod->program) fail(d.span, "'var' at the top level of a layout file: variables belong to PE programs");
+    GlobalVar* g = global_var(mod, d);
+    if (!g->dsr.empty()) {
+      v.k = Value::K::DSR_VAR;
+      v.s = g->dsr;
+      v.dsd = g->dsd;
+      v.type = g->type;
+      v.global = g;
+    } else {
+      v.k = Value::K::GLOBAL;
+      v.global = g;
+      v.type = g->type;
+    }
+  } else {
+    if (!d.value) fail(d.span, "'" + name + "' has no value");
+    v = eval_comptime(*d.value, ctx, "the value of const '" + name + "'");
+    if (d.type) v = coerce(v, eval_type(*d.type, ctx), d.value->span, ctx);
+  }
+  mod->in_progress.erase(name);
+  mod->values[name] = v;
+  return v;
+}
+
+GlobalVar* Compiler::global_var(ModuleInstance* mod, const Stmt& d) {
+  auto g = std::make_unique<GlobalVar>();
+  g->csl_name = d.name;
+  g->mod = mod;
+  g->span = d.span;
+  Ctx ctx;
+  ctx.mod = mod;
+  TypeRef declared = d.type ? eval_type(*d.type, ctx) : nullptr;
+  Value init;
+  if (d.value) {
+    init = eval_comptime(*d.value, ctx, "the initial value of global var '" + d.name + "'");
+    if (declared) init = coerce(init, declared, d.value->span, ctx);
+  } else {
+    init.k = Value::K::UNDEFINED;
+  }
+  g->type = declared ? declared : init.type;
+  if (!g->type || g->type->kind == TK::COMPTIME_INT || g->type->kind == TK::COMPTIME_FLOAT)
+    fail(d.span, "global var '" + d.name + "' needs a run-time type (e.g. 'var " + d.name + ": i32 = ...')");
+  if (g->type->is_comptime_only()) fail(d.span, "a var cannot hold a " + g->type->str() + "; use const");
+  g->init = init;
+  if (d.align) g->align = int(to_int(eval_comptime(*d.align, ctx, "align"), d.align->span, "align"));
+  if (d.linksection) eval_comptime(*d.linksection, ctx, "linksection");
+  const bool root = mod->program && mod->id == 0;
+  (void)root;
+  g->asm_name = (mod->is_lib ? "lib" : "m") + std::to_string(mod->id) + "_" + d.name;
+  if (g->type->kind == TK::DSD) {
+    if (init.k != Value::K::DSD) fail(d.span, "a DSD var needs an initial value from @get_dsd");
+    g->dsd = init.dsd;
+    g->dsr = alloc_dsr(*mod->program, d.span);
+    mod->program->dsd_regs.push_back({g->dsr, init.dsd});
+    // The register gets its initial contents from a .dsd line written by program.cpp.
+  }
+  GlobalVar* raw = g.get();
+  globals.push_back(std::move(g));
+  mod->program->globals.push_back(raw);
+  return raw;
+}
+
+Value Compiler::field(const Value& base, const std::string& name, Span at, Ctx& ctx) {
+  (void)ctx;
+  switch (base.k) {
+    case Value::K::MODULE: return module_member(base.mod, name, at);
+    case Value::K::STRUCT: {
+      if (base.type && base.type->kind == TK::ARRAY) {
+        if (name == "len") return make_int(base.type->dims.empty() ? 0 : base.type->dims[0]);
+        break;
+      }
+      const Value* f = base.st->find(name);
+      if (!f) fail(at, "the struct has no field '" + name + "' (it has: " + [&] {
+          std::string s;
+          for (const auto& n : base.st->names) s += (s.empty() ? "" : ", ") + n;
+          return s.empty() ? std::string("none") : s;
+        }() + ")");
+      return *f;
+    }
+    case Value::K::TYPE:
+      if (base.type->kind == TK::ENUM) {
+        for (size_t i = 0; i < base.type->field_names.size(); ++i)
+          if (base.type->field_names[i] == name) {
+            Value v;
+            v.k = Value::K::ENUM;
+            v.i = base.type->enum_values[i];
+            v.s = name;
+            v.type = base.type;
+            return v;
+          }
+        fail(at, "enum " + base.type->str() + " has no member '" + name + "'");
+      }
+      break;
+    case Value::K::GLOBAL:
+      if (base.type->kind == TK::ARRAY && name == "len") return make_int(base.type->dims[0]);
+      break;
+    default: break;
+  }
+  fail(at, "cannot take field '" + name + "' of " + (base.type ? base.type->str() : base.str()));
+}
+
+Value Compiler::coerce(const Value& v, const TypeRef& t, Span at, Ctx& ctx) {
+  if (!t) return v;
+  using K = Value::K;
+  if (v.k == K::UNDEFINED) {
+    Value u = v;
+    u.type = t;
+    return u;
+  }
+  if (v.k == K::RUNTIME || v.k == K::GLOBAL) {
+    Value r = rvalue(v, at, ctx);
+    if (same_type(r.type, t)) return r;
+    if (r.type->kind == TK::INT && t->kind == TK::INT &&
+        (r.type->bits < t->bits && (t->is_signed || !r.type->is_signed))) {
+      r.type = t;
+      return r;
+    }
+    if (r.type->kind == TK::BOOL && t->kind == TK::BOOL) return r;
+    fail(at, "expected type '" + t->str() + "', found '" + r.type->str() + "' (convert with @as)");
+  }
+  switch (t->kind) {
+    case TK::INT:
+      if (v.k == K::INT || (v.k == K::FLOAT && v.f == std::floor(v.f))) {
+        int64_t x = v.k == K::INT ? v.i : int64_t(v.f);
+        if (!fits(x, t)) fail(at, "value " + std::to_string(x) + " does not fit in " + t->str());
+        return make_int(x, t);
+      }
+      break;
+    case TK::FLOAT:
+      if (v.k == K::FLOAT || v.k == K::INT) return make_float(v.k == K::FLOAT ? v.f : double(v.i), t);
+      break;
+    case TK::COMPTIME_INT:
+      if (v.k == K::INT) return make_int(v.i);
+      break;
+    case TK::COMPTIME_FLOAT:
+      if (v.k == K::FLOAT || v.k == K::INT) return make_float(v.k == K::FLOAT ? v.f : double(v.i));
+      break;
+    case TK::BOOL:
+      if (v.k == K::BOOL) return v;
+      break;
+    case TK::TYPE:
+      if (v.k == K::TYPE) return v;
+      break;
+    case TK::COMPTIME_STRING:
+      if (v.k == K::STRING) return v;
+      break;
+    case TK::COMPTIME_STRUCT:
+      if (v.k == K::STRUCT && (!v.type || v.type->kind != TK::ARRAY)) return v;
+      break;
+    case TK::COLOR:
+      if (v.k == K::COLOR) return v;
+      break;
+    case TK::DATA_TASK_ID: case TK::LOCAL_TASK_ID: case TK::CONTROL_TASK_ID:
+      if (v.k == K::TASK_ID) return v;
+      break;
+    case TK::INPUT_QUEUE: case TK::OUTPUT_QUEUE:
+      if (v.k == K::QUEUE) return v;
+      break;
+    case TK::MODULE:
+      if (v.k == K::MODULE) return v;
+      break;
+    case TK::DSD:
+      if (v.k == K::DSD || v.k == K::DSR_VAR) return v;
+      break;
+    case TK::ARRAY:
+      if (v.k == K::STRUCT && v.type && v.type->kind == TK::ARRAY && same_type(v.type->elem, t->elem) &&
+          v.type->element_count() == t->element_count()) {
+        Value a = v;
+        a.type = t;
+        return a;
+      }
+      if (v.k == K::STRUCT && (!v.type || v.type->kind != TK::ARRAY) &&
+          int64_t(v.st->values.size()) == t->element_count()) {
+        Value a;
+        a.k = K::STRUCT;
+        a.type = t;
+        a.st = std::make_shared<StructValue>();
+        for (const Value& e : v.st->values) a.st->values.push_back(coerce(e, t->elem, at, ctx));
+        return a;
+      }
+      break;
+    case TK::MANY_PTR: case TK::PTR:
+      if (v.k == K::POINTER) return v;
+      break;
+    case TK::ENUM:
+      if (v.k == K::ENUM && v.type && same_type(v.type, t)) return v;
+      if (v.k == K::ENUM && !v.type) {
+        for (size_t i = 0; i < t->field_names.size(); ++i)
+          if (t->field_names[i] == v.s) return field(make_type_value(t), v.s, at, ctx);
+        fail(at, "enum " + t->str() + " has no member '" + v.s + "'");
+      }
+      break;
+    case TK::FN:
+      if (v.k == K::FUNCTION) return v;
+      break;
+    case TK::DIRECTION:
+      if (v.k == K::DIRECTION) return v;
+      break;
+    case TK::UT_ID:
+      if (v.k == K::UT_ID) return v;
+      break;
+    case TK::STRUCT:
+      if (v.k == K::STRUCT) return v;
+      break;
+    default: break;
+  }
+  fail(at, "expected type '" + t->str() + "', found " + (v.type ? "'" + v.type->str() + "'" : v.str()));
+}
+
+Value Compiler::unary(const std::string& op, Value a, Span at, Ctx& ctx) {
+  using K = Value::K;
+  if (!a.is_comptime()) return gen_unary(op, a, at, ctx);
+  if (op == "-") {
+    if (a.k == K::INT) {
+      if (a.type->kind == TK::INT && !a.type->is_signed) fail(at, "cannot negate an unsigned " + a.type->str());
+      return make_int(wrap(-a.i, a.type), a.type);
+    }
+    if (a.k == K::FLOAT) return make_float(-a.f, a.type);
+  } else if (op == "!") {
+    if (a.k == K::BOOL) return make_bool(!a.i);
+  } else if (op == "~") {
+    if (a.k == K::INT && a.type->kind == TK::INT) return make_int(wrap(~a.i, a.type), a.type);
+    if (a.k == K::INT) fail(at, "'~' needs a sized integer type (e.g. @as(u16, ...))");
+  }
+  fail(at, "operator '" + op + "' cannot be applied to " + (a.type ? a.type->str() : a.str()));
+}
+
+Value Compiler::binary(const std::string& op, Value a, Value b, Span at, Ctx& ctx) {
+  using K = Value::K;
+  if (!a.is_comptime() || !b.is_comptime()) return gen_binary(op, a, b, at, ctx);
+  const bool cmp = op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=";
+  if ((a.k == K::INT || a.k == K::FLOAT) && (b.k == K::INT || b.k == K::FLOAT)) {
+    const bool fa = a.k == K::FLOAT, fb = b.k == K::FLOAT;
+    if (a.k == K::INT && b.k == K::INT) {
+      TypeRef t = a.type->kind == TK::INT ? a.type : b.type;
+      if (a.type->kind == TK::INT && b.type->kind == TK::INT && !same_type(a.type, b.type)) {
+        if (a.type->is_signed != b.type->is_signed)
+          fail(at, "operands of '" + op + "' have different signedness: " + a.type->str() + " and " + b.type->str());
+        t = a.type->bits >= b.type->bits ? a.type : b.type;
+      }
+      const int64_t x = a.i, y = b.i;
+      if (cmp) {
+        bool r = op == "==" ? x == y : op == "!=" ? x != y : op == "<" ? x < y : op == ">" ? x > y : op == "<=" ? x <= y : x >= y;
+        return make_bool(r);
+      }
+      int64_t r = 0;
+      if (op == "+") r = int64_t(uint64_t(x) + uint64_t(y));
+      else if (op == "-") r = int64_t(uint64_t(x) - uint64_t(y));
+      else if (op == "*") r = int64_t(uint64_t(x) * uint64_t(y));
+      else if (op == "/" || op == "%") {
+        if (y == 0) fail(at, "division by zero");
+        if (x == INT64_MIN && y == -1) fail(at, "integer overflow in division");
+        r = op == "/" ? x / y : x % y;
+      } else if (op == "<<" || op == ">>") {
+        if (y < 0 || y > 63) fail(at, "shift amount " + std::to_string(y) + " is out of range");
+        r = op == "<<" ? int64_t(uint64_t(x) << y) : x >> y;
+      } else if (op == "&") r = x & y;
+      else if (op == "|") r = x | y;
+      else if (op == "^") r = x ^ y;
+      else fail(at, "operator '" + op + "' cannot be applied to integers");
+      if (t->kind == TK::INT) {
+        if (!fits(r, t)) fail(at, "comptime result " + std::to_string(r) + " overflows " + t->str());
+        return make_int(r, t);
+      }
+      return make_int(r);
+    }
+    TypeRef t = fa && a.type->kind == TK::FLOAT ? a.type : fb && b.type->kind == TK::FLOAT ? b.type : nullptr;
+    if ((a.k == K::INT && a.type->kind == TK::INT) || (b.k == K::INT && b.type->kind == TK::INT))
+      fail(at, "operands of '" + op + "' mix an integer type and a float (convert with @as)");
+    const double x = fa ? a.f : double(a.i), y = fb ? b.f : double(b.i);
+    if (cmp) {
+      bool r = op == "==" ? x == y : op == "!=" ? x != y : op == "<" ? x < y : op == ">" ? x > y : op == "<=" ? x <= y : x >= y;
+      return make_bool(r);
+    }
+    double r = 0;
+    if (op == "+") r = x + y;
+    else if (op == "-") r = x - y;
+    else if (op == "*") r = x * y;
+    else if (op == "/") r = x / y;
+    else fail(at, "operator '" + op + "' cannot be applied to floats");
+    if (t && t->bits == 32) r = double(float(r));
+    return make_float(r, t);
+  }
+  if (a.k == K::BOOL && b.k == K::BOOL) {
+    if (op == "==") return make_bool(a.i == b.i);
+    if (op == "!=") return make_bool(a.i != b.i);
+    if (op == "and") return make_bool(a.i && b.i);
+    if (op == "or") return make_bool(a.i || b.i);
+  }
+  if (a.k == b.k && (op == "==" || op == "!=") &&
+      (a.k == K::COLOR || a.k == K::TASK_ID || a.k == K::ENUM || a.k == K::QUEUE || a.k == K::DIRECTION))
+    return make_bool((a.i == b.i) == (op == "=="));
+  if (a.k == K::STRING && b.k == K::STRING && (op == "==" || op == "!=")) return make_bool((a.s == b.s) == (op == "=="));
+  fail(at, "operator '" + op + "' cannot be applied to " + (a.type ? a.type->str() : a.str()) + " and " +
+               (b.type ? b.type->str() : b.str()));
+}
+
+Value Compiler::call(const Value& callee, const std::vector<const Expr*>& args, Span at, Ctx& ctx) {
+  if (callee.k != Value::K::FUNCTION) fail(at, "cannot call " + (callee.type ? callee.type->str() : callee.str()));
+  const Stmt& fn = *callee.fn;
+  if (args.size() != fn.params.size())
+    fail(at, "'" + fn.name + "' takes " + std::to_string(fn.params.size()) + " argument" +
+                 (fn.params.size() == 1 ? "" : "s") + ", " + std::to_string(args.size()) + " given");
+  if (fn.decl_kind == "task") fail(at, "a task cannot be called; activate it (@activate) or bind it to a color");
+  Ctx fctx;
+  fctx.mod = callee.mod;
+  const TypeRef ret = eval_type(*fn.type, fctx);
+  if (!ctx.gen || ret->is_comptime_only()) {
+    std::vector<Value> vals;
+    for (const Expr* a : args) vals.push_back(eval_comptime(*a, ctx, "an argument of a comptime call"));
+    return call_comptime(callee, vals, at, ctx);
+  }
+  return gen_call(callee, args, at, ctx);
+}
+
+Value Compiler::call_comptime(const Value& fnv, std::vector<Value> args, Span at, Ctx& ctx) {
+  const Stmt& fn = *fnv.fn;
+  if (ctx.call_depth > 200) fail(at, "comptime calls nested more than 200 deep (recursion?)");
+  Scope local;
+  Scope* scope = &local;
+  Ctx fctx;
+  fctx.mod = fnv.mod;
+  fctx.scope = scope;
+  fctx.call_depth = ctx.call_depth + 1;
+  for (size_t i = 0; i < fn.params.size(); ++i) {
+    Binding b;
+    b.value = coerce(args[i], eval_type(*fn.params[i].type, fctx), at, fctx);
+    scope->names[fn.params[i].name] = b;
+  }
+  Value ret;
+  ret.k = Value::K::VOID;
+  exec_block(fn.body, fctx, &ret);
+  const TypeRef rt = eval_type(*fn.type, fctx);
+  if (rt->kind != TK::VOID) return coerce(ret, rt, at, fctx);
+  return ret;
+}
+
+Flow Compiler::exec_block(const std::vector<StmtPtr>& body, Ctx& ctx, Value* ret) {
+  Scope local;
+  Scope* s = &local;
+  s->parent = ctx.scope;
+  Ctx inner = ctx;
+  inner.scope = s;
+  for (const StmtPtr& st : body) {
+    Flow f = exec(*st, inner, ret);
+    if (f != Flow::NORMAL) return f;
+  }
+  return Flow::NORMAL;
+}
+
+void Compiler::declare_var(const Stmt& s, Ctx& ctx) {
+  for (Scope* sc = ctx.scope; sc; sc = sc->parent)
+    if (sc->names.count(s.name)) fail(s.span, "'" + s.name + "' shadows a local of the same name");
+  if (ctx.mod && ctx.mod->decls.count(s.name)) fail(s.span, "local '" + s.name + "' shadows a declaration of the file");
+  Binding b;
+  if (!s.value) fail(s.span, "a comptime local needs an initial value");
+  b.value = eval_comptime(*s.value, ctx, "the value of '" + s.name + "'");
+  if (s.type) b.value = coerce(b.value, eval_type(*s.type, ctx), s.value->span, ctx);
+  b.is_comptime_var = s.decl_kind == "var";
+  ctx.scope->names[s.name] = b;
+}
+
+Flow Compiler::exec(const Stmt& s, Ctx& ctx, Value* ret) {
+  if (ctx.gen) {
+    gen_stmt(s, ctx);
+    return Flow::NORMAL;
+  }
+  static thread_local int64_t steps = 0;
+  if (++steps % 1024 == 0 && steps > kMaxComptimeSteps)
+    fail(s.span, "comptime evaluation takes too long (more than 20 million statements)");
+  switch (s.kind) {
+    case StmtKind::VAR:
+      if (s.decl_kind == "param") fail(s.span, "'param' is only allowed at the top level of a file");
+      declare_var(s, ctx);
+      return Flow::NORMAL;
+    case StmtKind::FN: fail(s.span, "functions can only be declared at the top level");
+    case StmtKind::COMPTIME:
+    case StmtKind::BLOCK: return exec_block(s.body, ctx, ret);
+    case StmtKind::LAYOUT: fail(s.span, "a layout block is only allowed at the top level of the layout file");
+    case StmtKind::EXPR: {
+      Value v = eval(*s.value, ctx);
+      (void)v;
+      return Flow::NORMAL;
+    }
+    case StmtKind::ASSIGN: {
+      if (s.target->kind != ExprKind::IDENT) fail(s.target->span, "unsupported: comptime assignment to anything but a local variable");
+      Binding* b = nullptr;
+      for (Scope* sc = ctx.scope; sc && !b; sc = sc->parent) {
+        auto it = sc->names.find(s.target->text);
+        if (it != sc->names.end()) b = &it->second;
+      }
+      if (!b) {
+        if (ctx.mod && ctx.mod->decls.count(s.target->text))
+          fail(s.target->span, "cannot assign to '" + s.target->text + "' at comptime (it is a declaration of the file)");
+        fail(s.target->span, "use of undeclared identifier '" + s.target->text + "'");
+      }
+      if (!b->is_comptime_var) fail(s.target->span, "cannot assign to constant '" + s.target->text + "'");
+      Value v = eval(*s.value, ctx);
+      if (s.assign_op != "=") v = binary(s.assign_op.substr(0, s.assign_op.size() - 1), b->value, v, s.span, ctx);
+      b->value = b->value.type && !b->value.type->is_comptime_only() ? coerce(v, b->value.type, s.value->span, ctx) : v;
+      return Flow::NORMAL;
+    }
+    case StmtKind::IF: {
+      if (to_bool(eval(*s.value, ctx), s.value->span, "the condition of 'if'")) return exec_block(s.body, ctx, ret);
+      if (s.has_else) return exec_block(s.else_body, ctx, ret);
+      return Flow::NORMAL;
+    }
+    case StmtKind::WHILE: {
+      while (to_bool(eval(*s.value, ctx), s.value->span, "the condition of 'while'")) {
+        if (++steps > kMaxComptimeSteps) fail(s.span, "comptime loop runs too long");
+        Flow f = exec_block(s.body, ctx, ret);
+        if (f == Flow::BREAK) break;
+        if (f == Flow::RETURN) return f;
+        if (s.step) exec(*s.step, ctx, ret);
+      }
+      return Flow::NORMAL;
+    }
+    case StmtKind::FOR: {
+      if (s.iterables.size() != 1 || s.iterables[0]->kind != ExprKind::BUILTIN || s.iterables[0]->text != "range")
+        fail(s.span, "unsupported: comptime 'for' over anything but @range(...)");
+      const Expr& r = *s.iterables[0];
+      if (r.args.size() < 2 || r.args.size() > 4) fail(r.span, "@range takes (type, end), (type, start, end) or (type, start, end, step)");
+      TypeRef t = eval_type(*r.args[0], ctx);
+      int64_t start = 0, end = 0, step = 1;
+      auto iv = [&](size_t i) { return to_int(eval(*r.args[i], ctx), r.args[i]->span, "a @range bound"); };
+      if (r.args.size() == 2) end = iv(1);
+      else {
+        start = iv(1);
+        end = iv(2);
+        if (r.args.size() == 4) step = iv(3);
+      }
+      if (step == 0) fail(r.span, "@range step is 0");
+      if (s.captures.size() != 1) fail(s.span, "a 'for' over @range has one loop variable");
+      for (int64_t i = start; step > 0 ? i < end : i > end; i += step) {
+        if (++steps > kMaxComptimeSteps) fail(s.span, "comptime loop runs too long");
+        Scope local;
+        Scope* sc = &local;
+        sc->parent = ctx.scope;
+        Binding b;
+        b.value = coerce(make_int(i), t, r.span, ctx);
+        sc->names[s.captures[0]] = b;
+        Ctx inner = ctx;
+        inner.scope = sc;
+        Flow f = exec_block(s.body, inner, ret);
+        if (f == Flow::BREAK) break;
+        if (f == Flow::RETURN) return f;
+      }
+      return Flow::NORMAL;
+    }
+    case StmtKind::RETURN:
+      if (s.value) *ret = eval_comptime(*s.value, ctx, "the returned value");
+      return Flow::RETURN;
+    case StmtKind::BREAK: return Flow::BREAK;
+    case StmtKind::CONTINUE: return Flow::CONTINUE;
+  }
+  return Flow::NORMAL;
+}
+
+}  // namespace wsemu::compiler::csl

@@ -1,0 +1,266 @@
+// Expression evaluation: comptime folding, and run-time expressions handed to codegen.cpp.
+#include "compiler/csl/compiler_impl.hpp"
+
+namespace wsemu::compiler::csl {
+
+Value Compiler::eval(const Expr& e, Ctx& ctx) {
+  using K = Value::K;
+  switch (e.kind) {
+    case ExprKind::INT:
+      if (e.int_value > uint64_t(INT64_MAX)) fail(e.span, "integer literal too large");
+      return make_int(int64_t(e.int_value));
+    case ExprKind::FLOAT: return make_float(e.float_value);
+    case ExprKind::STRING: {
+      Value v;
+      v.k = K::STRING;
+      v.s = e.text;
+      v.type = make_type(TK::COMPTIME_STRING);
+      return v;
+    }
+    case ExprKind::BOOL: return make_bool(e.int_value != 0);
+    case ExprKind::NULL_LIT: {
+      Value v;
+      v.k = K::NULL_V;
+      v.type = make_type(TK::NULL_T);
+      return v;
+    }
+    case ExprKind::UNDEFINED: {
+      Value v;
+      v.k = K::UNDEFINED;
+      return v;
+    }
+    case ExprKind::IDENT: return lookup(e.text, e.span, ctx);
+    case ExprKind::BUILTIN: return builtin(e, ctx);
+    case ExprKind::CALL: {
+      Value callee = eval(*e.args[0], ctx);
+      std::vector<const Expr*> args;
+      for (size_t i = 1; i < e.args.size(); ++i) args.push_back(e.args[i].get());
+      return call(callee, args, e.span, ctx);
+    }
+    case ExprKind::FIELD: return field(eval(*e.args[0], ctx), e.text, e.span, ctx);
+    case ExprKind::INDEX: {
+      Value base = eval(*e.args[0], ctx);
+      std::vector<Value> idx;
+      for (size_t i = 1; i < e.args.size(); ++i) idx.push_back(eval(*e.args[i], ctx));
+      if (base.k == K::STRUCT) {
+        if (idx.size() != 1 && !(base.type && base.type->kind == TK::ARRAY))
+          fail(e.span, "a tuple takes one index");
+        int64_t flat = 0;
+        const std::vector<int64_t> dims = base.type && base.type->kind == TK::ARRAY ? base.type->dims
+                                                                                      : std::vector<int64_t>{int64_t(base.st->values.size())};
+        if (idx.size() != dims.size()) fail(e.span, "the array has " + std::to_string(dims.size()) + " dimensions");
+        for (size_t d = 0; d < idx.size(); ++d) {
+          int64_t i = to_int(idx[d], e.args[d + 1]->span, "the index");
+          if (i < 0 || i >= dims[d]) fail(e.args[d + 1]->span, "index " + std::to_string(i) + " is out of bounds (0.." + std::to_string(dims[d] - 1) + ")");
+          flat = flat * dims[d] + i;
+        }
+        if (base.st->values.size() == 1 && base.i == 1) return base.st->values[0];
+        if (size_t(flat) >= base.st->values.size()) fail(e.span, "index out of bounds");
+        return base.st->values[size_t(flat)];
+      }
+      if (base.k == K::GLOBAL) {
+        if (!ctx.gen) fail(e.span, "the elements of var '" + base.global->csl_name + "' are only known at run time");
+        Value r;
+        r.k = K::GLOBAL;  // an element reference; codegen loads it
+        r.global = base.global;
+        (void)r;
+      }
+      if (!ctx.gen) fail(e.span, "cannot index " + (base.type ? base.type->str() : base.str()) + " at comptime");
+      Value sel;
+      sel.k = K::VOID;
+      // Delegated to codegen: an element load.
+      std::vector<Value> all{base};
+      for (Value& v : idx) all.push_back(v);
+      Value out;
+      out.k = K::BUILTIN_NAME;
+      out.s = "__index_load";
+      out.st = std::make_shared<StructValue>();
+      out.st->values = all;
+      return gen_call(out, {}, e.span, ctx);
+    }
+    case ExprKind::UNARY: {
+      if (e.text == "comptime") return eval_comptime(*e.args[0], ctx, "the comptime expression");
+      if (e.text == "&") {
+        const Expr& t = *e.args[0];
+        if (t.kind == ExprKind::IDENT || t.kind == ExprKind::FIELD) {
+          Value g = eval(t, ctx);
+          if (g.k == K::GLOBAL || (g.k == K::DSR_VAR && g.global)) {
+            Value p;
+            p.k = K::POINTER;
+            p.global = g.global;
+            auto pt = std::make_shared<Type>();
+            pt->kind = g.global->type->kind == TK::ARRAY ? TK::MANY_PTR : TK::PTR;
+            pt->elem = g.global->type->kind == TK::ARRAY ? g.global->type->elem : g.global->type;
+            p.type = pt;
+            return p;
+          }
+          if (g.k == K::FUNCTION) return g;
+          fail(e.span, "'&' needs a global variable (locals have no address)");
+        }
+        if (t.kind == ExprKind::INDEX) {
+          Value g = eval(*t.args[0], ctx);
+          if (g.k == K::GLOBAL && g.global->type->kind == TK::ARRAY && t.args.size() == 2) {
+            Value i = eval(*t.args[1], ctx);
+            if (i.is_comptime()) {
+              Value p;
+              p.k = K::POINTER;
+              p.global = g.global;
+              p.offset = to_int(i, t.args[1]->span, "the index");
+              auto pt = std::make_shared<Type>();
+              pt->kind = TK::PTR;
+              pt->elem = g.global->type->elem;
+              p.type = pt;
+              return p;
+            }
+          }
+        }
+        fail(e.span, "unsupported: '&' of this expression (only &global and &global[comptime index])");
+      }
+      return unary(e.text, rvalue(eval(*e.args[0], ctx), e.span, ctx), e.span, ctx);
+    }
+    case ExprKind::DEREF: fail(e.span, "unsupported: pointer dereference '.*'");
+    case ExprKind::BINARY: {
+      if (e.text == "and" || e.text == "or") {
+        Value a = rvalue(eval(*e.args[0], ctx), e.args[0]->span, ctx);
+        if (a.is_comptime()) {
+          const bool av = to_bool(a, e.args[0]->span, "the operand of '" + e.text + "'");
+          if (e.text == "and" && !av) return make_bool(false);
+          if (e.text == "or" && av) return make_bool(true);
+          Value b = rvalue(eval(*e.args[1], ctx), e.args[1]->span, ctx);
+          if (b.is_comptime()) return make_bool(to_bool(b, e.args[1]->span, "the operand of '" + e.text + "'"));
+          return b;
+        }
+        return gen_binary(e.text, a, eval(*e.args[1], ctx), e.span, ctx);
+      }
+      Value a = eval(*e.args[0], ctx);
+      Value b = eval(*e.args[1], ctx);
+      return binary(e.text, rvalue(a, e.args[0]->span, ctx), rvalue(b, e.args[1]->span, ctx), e.span, ctx);
+    }
+    case ExprKind::ANON_STRUCT: {
+      Value v;
+      v.k = K::STRUCT;
+      v.type = make_type(TK::COMPTIME_STRUCT);
+      v.st = std::make_shared<StructValue>();
+      for (size_t i = 0; i < e.args.size(); ++i) {
+        if (!e.names.empty()) {
+          for (size_t j = 0; j < i; ++j)
+            if (e.names[j] == e.names[i]) fail(e.args[i]->span, "duplicate field '" + e.names[i] + "'");
+          v.st->names.push_back(e.names[i]);
+        }
+        if (e.args[i]->kind == ExprKind::TENSOR_ACCESS) {
+          Value ta;
+          ta.k = K::BUILTIN_NAME;
+          ta.s = "__tensor_access";
+          ta.fn = nullptr;
+          ta.offset = reinterpret_cast<intptr_t>(e.args[i].get());
+          v.st->values.push_back(ta);
+          continue;
+        }
+        Value x = eval(*e.args[i], ctx);
+        if (x.k == K::RUNTIME || x.k == K::GLOBAL) fail(e.args[i]->span, "struct literal fields must be known at comptime");
+        v.st->values.push_back(x);
+      }
+      if (e.names.empty()) v.st->names.assign(v.st->values.size(), "");
+      return v;
+    }
+    case ExprKind::ENUM_LITERAL: {
+      Value v;
+      v.k = K::ENUM;
+      v.i = -1;
+      v.s = e.text;
+      return v;
+    }
+    case ExprKind::ARRAY_TYPE: {
+      auto t = std::make_shared<Type>();
+      t->kind = TK::ARRAY;
+      for (size_t i = 0; i + 1 < e.args.size(); ++i) {
+        if (e.args[i]->kind == ExprKind::IDENT && e.args[i]->text == "_") fail(e.args[i]->span, "unsupported: inferred array length '[_]'");
+        int64_t n = to_int(eval_comptime(*e.args[i], ctx, "an array dimension"), e.args[i]->span, "an array dimension");
+        if (n < 0 || n > (1 << 24)) fail(e.args[i]->span, "array dimension " + std::to_string(n) + " is out of range");
+        t->dims.push_back(n);
+      }
+      t->elem = eval_type(*e.args.back(), ctx);
+      if (t->elem->kind == TK::ARRAY) {
+        for (int64_t d : t->elem->dims) t->dims.push_back(d);
+        t->elem = t->elem->elem;
+      }
+      return make_type_value(t);
+    }
+    case ExprKind::MANY_PTR_TYPE:
+    case ExprKind::PTR_TYPE: {
+      auto t = std::make_shared<Type>();
+      t->kind = e.kind == ExprKind::MANY_PTR_TYPE ? TK::MANY_PTR : TK::PTR;
+      t->elem = eval_type(*e.args[0], ctx);
+      return make_type_value(t);
+    }
+    case ExprKind::FN_TYPE: return make_type_value(make_type(TK::FN));
+    case ExprKind::STRUCT_TYPE: {
+      auto t = std::make_shared<Type>();
+      t->kind = TK::STRUCT;
+      t->field_names = e.names;
+      for (const ExprPtr& f : e.args) t->field_types.push_back(eval_type(*f, ctx));
+      t->name = "struct@" + sources.where(e.span);
+      return make_type_value(t);
+    }
+    case ExprKind::ENUM_TYPE: {
+      auto t = std::make_shared<Type>();
+      t->kind = TK::ENUM;
+      t->field_names = e.names;
+      int64_t next = 0;
+      for (size_t i = 0; i < e.names.size(); ++i) {
+        if (e.enum_values[i]) next = to_int(eval_comptime(*e.enum_values[i], ctx, "an enum value"), e.enum_values[i]->span, "an enum value");
+        t->enum_values.push_back(next++);
+      }
+      t->name = "enum@" + sources.where(e.span);
+      return make_type_value(t);
+    }
+    case ExprKind::ARRAY_INIT: {
+      TypeRef t = eval_type(*e.args[0], ctx);
+      if (int64_t(e.args.size() - 1) != t->element_count())
+        fail(e.span, "the array has " + std::to_string(t->element_count()) + " elements but " +
+                         std::to_string(e.args.size() - 1) + " values are given");
+      Value v;
+      v.k = K::STRUCT;
+      v.type = t;
+      v.st = std::make_shared<StructValue>();
+      for (size_t i = 1; i < e.args.size(); ++i)
+        v.st->values.push_back(coerce(eval_comptime(*e.args[i], ctx, "an array element"), t->elem, e.args[i]->span, ctx));
+      return v;
+    }
+    case ExprKind::TENSOR_ACCESS: fail(e.span, "a tensor access '|i|{...} -> ...' is only allowed as .tensor_access of @get_dsd");
+    case ExprKind::IF_EXPR: {
+      Value c = rvalue(eval(*e.args[0], ctx), e.args[0]->span, ctx);
+      if (c.is_comptime()) return eval(*e.args[to_bool(c, e.args[0]->span, "the condition") ? 1 : 2], ctx);
+      fail(e.span, "unsupported: 'if' expression with a run-time condition (use an if statement)");
+    }
+    case ExprKind::SWITCH: {
+      Value x = rvalue(eval(*e.args[0], ctx), e.args[0]->span, ctx);
+      if (!x.is_comptime()) fail(e.span, "unsupported: 'switch' on a run-time value");
+      const SwitchCase* chosen = nullptr;
+      for (const SwitchCase& c : e.switch_cases) {
+        if (c.values.empty()) {
+          if (!chosen) chosen = &c;
+          continue;
+        }
+        for (const ExprPtr& v : c.values) {
+          bool hit = false;
+          if (v->kind == ExprKind::RANGE) {
+            Value lo = eval_comptime(*v->args[0], ctx, "a case"), hi = eval_comptime(*v->args[1], ctx, "a case");
+            hit = to_bool(binary(">=", x, lo, v->span, ctx), v->span, "") && to_bool(binary("<=", x, hi, v->span, ctx), v->span, "");
+          } else {
+            Value cv = eval_comptime(*v, ctx, "a case value");
+            if (cv.k == K::ENUM && cv.i < 0 && x.type) cv = coerce(cv, x.type, v->span, ctx);
+            hit = to_bool(binary("==", x, cv, v->span, ctx), v->span, "");
+          }
+          if (hit) return eval(*c.result, ctx);
+        }
+      }
+      if (!chosen) fail(e.span, "the switch has no case for " + x.str() + " and no 'else'");
+      return eval(*chosen->result, ctx);
+    }
+    case ExprKind::RANGE: fail(e.span, "a range 'a...b' is only allowed as a switch case");
+  }
+  fail(e.span, "unsupported expression");
+}
+
+}  // namespace wsemu::compiler::csl

@@ -1,0 +1,252 @@
+// The layout block's builtins (@set_rectangle, @set_tile_code, @set_color_config, @export_name,
+// @get_rectangle) and the generated `.wsl` layout that places the program classes.
+#include <filesystem>
+
+#include "compiler/csl/compiler_impl.hpp"
+
+namespace wsemu::compiler::csl {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> directions(const Value& v, Span at, const std::string& what) {
+  std::vector<std::string> out;
+  auto one = [&](const Value& d) {
+    if (d.k != Value::K::DIRECTION) fail(at, what + " must list directions (NORTH, SOUTH, EAST, WEST, RAMP)");
+    static const char* names[] = {"N", "S", "E", "W", "RAMP"};
+    const std::string n = names[d.i];
+    for (const std::string& o : out)
+      if (o == n) fail(at, what + " lists " + d.s + " twice");
+    out.push_back(n);
+  };
+  if (v.k == Value::K::STRUCT) {
+    for (const Value& d : v.st->values) one(d);
+  } else {
+    one(v);
+  }
+  return out;
+}
+
+}  // namespace
+
+void Compiler::layout_builtin(const Expr& e, const std::string& n, std::vector<Value>& args, Ctx& ctx, Value* result) {
+  (void)ctx;
+  auto argc = [&](size_t lo, size_t hi) {
+    if (args.size() < lo || args.size() > hi)
+      fail(e.span, "@" + n + " takes " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + " or " + std::to_string(hi)) +
+                       " arguments, " + std::to_string(args.size()) + " given");
+  };
+  auto coord = [&](size_t i, const std::string& what) {
+    int64_t v = to_int(args[i], e.args[i]->span, what);
+    const int64_t lim = i == 0 ? rect_w : rect_h;
+    if (!rect_set) fail(e.span, "@" + n + " before @set_rectangle");
+    if (v < 0 || v >= lim)
+      fail(e.args[i]->span, what + " " + std::to_string(v) + " is outside the rectangle (0.." + std::to_string(lim - 1) + ")");
+    return int(v);
+  };
+  if (n == "set_rectangle") {
+    argc(2, 2);
+    if (rect_set) fail(e.span, "@set_rectangle is called twice");
+    int64_t w = to_int(args[0], e.args[0]->span, "the width"), h = to_int(args[1], e.args[1]->span, "the height");
+    if (w < 1 || h < 1 || w > 1024 || h > 1024) fail(e.span, "the rectangle " + std::to_string(w) + " x " + std::to_string(h) + " is out of range (1..1024)");
+    rect_w = int(w);
+    rect_h = int(h);
+    rect_set = true;
+    return;
+  }
+  if (n == "get_rectangle") {
+    argc(0, 0);
+    if (!rect_set) fail(e.span, "@get_rectangle before @set_rectangle");
+    Value v;
+    v.k = Value::K::STRUCT;
+    v.type = make_type(TK::COMPTIME_STRUCT);
+    v.st = std::make_shared<StructValue>();
+    v.st->names = {"width", "height"};
+    v.st->values = {make_int(rect_w, int_type(16, false)), make_int(rect_h, int_type(16, false))};
+    *result = v;
+    return;
+  }
+  if (n == "set_tile_code") {
+    argc(3, 4);
+    const int x = coord(0, "x"), y = coord(1, "y");
+    if (args[2].k != Value::K::STRING) fail(e.args[2]->span, "@set_tile_code needs the program's file name");
+    Value params;
+    params.k = Value::K::STRUCT;
+    params.st = std::make_shared<StructValue>();
+    if (args.size() == 4) {
+      if (args[3].k != Value::K::STRUCT) fail(e.args[3]->span, "the parameters of @set_tile_code must be a struct .{ ... }");
+      params = args[3];
+    }
+    if (tiles.count({x, y})) fail(e.span, "PE (" + std::to_string(x) + ", " + std::to_string(y) + ") gets tile code twice");
+    bool is_lib = false;
+    Placement pl;
+    pl.file = resolve_import(args[2].s, e.span.file, e.args[2]->span, &is_lib);
+    pl.params = params;
+    pl.span = e.span;
+    pl.key = pl.file + "|" + params.str();
+    tiles[{x, y}] = pl;
+    return;
+  }
+  if (n == "set_color_config") {
+    argc(4, 4);
+    RouteConfig rc;
+    rc.x = coord(0, "x");
+    rc.y = coord(1, "y");
+    rc.span = e.span;
+    if (args[2].k != Value::K::COLOR) fail(e.args[2]->span, "@set_color_config needs a color");
+    rc.color = int(args[2].i);
+    if (rc.color >= 21) fail(e.args[2]->span, "colors 21..23 are reserved by wsemu's memcpy firmware");
+    for (const RouteConfig& o : routes)
+      if (o.x == rc.x && o.y == rc.y && o.color == rc.color)
+        fail(e.span, "color " + std::to_string(rc.color) + " is configured twice at PE (" + std::to_string(rc.x) + ", " + std::to_string(rc.y) + ")");
+    const Value& cfg = args[3];
+    if (cfg.k != Value::K::STRUCT) fail(e.args[3]->span, "the configuration must be a struct .{ .routes = ... }");
+    for (size_t i = 0; i < cfg.st->names.size(); ++i) {
+      const std::string& k = cfg.st->names[i];
+      const Value& v = cfg.st->values[i];
+      if (k == "routes") {
+        if (v.k != Value::K::STRUCT) fail(e.args[3]->span, ".routes must be .{ .rx = ..., .tx = ... }");
+        for (size_t j = 0; j < v.st->names.size(); ++j) {
+          if (v.st->names[j] == "rx") rc.rx = directions(v.st->values[j], e.args[3]->span, ".rx");
+          else if (v.st->names[j] == "tx") rc.tx = directions(v.st->values[j], e.args[3]->span, ".tx");
+          else fail(e.args[3]->span, "unknown field ." + v.st->names[j] + " of .routes (rx, tx)");
+        }
+      } else if (k == "switches") {
+        if (v.k != Value::K::STRUCT) fail(e.args[3]->span, ".switches must be a struct");
+        rc.pos_rx.assign(3, {});
+        rc.pos_tx.assign(3, {});
+        for (size_t j = 0; j < v.st->names.size(); ++j) {
+          const std::string& sk = v.st->names[j];
+          const Value& sv = v.st->values[j];
+          if (sk == "pos1" || sk == "pos2" || sk == "pos3") {
+            const size_t p = size_t(sk[3] - '1');
+            if (sv.k != Value::K::STRUCT) fail(e.args[3]->span, "." + sk + " must be .{ .rx = ... } or .{ .tx = ... }");
+            for (size_t q = 0; q < sv.st->names.size(); ++q) {
+              if (sv.st->names[q] == "rx") rc.pos_rx[p] = directions(sv.st->values[q], e.args[3]->span, "." + sk + ".rx");
+              else if (sv.st->names[q] == "tx") rc.pos_tx[p] = directions(sv.st->values[q], e.args[3]->span, "." + sk + ".tx");
+              else fail(e.args[3]->span, "unknown field ." + sv.st->names[q] + " of ." + sk);
+            }
+          } else if (sk == "ring_mode") {
+            rc.ring_mode = to_bool(sv, e.args[3]->span, ".ring_mode");
+          } else if (sk == "current_switch_pos") {
+            rc.current_switch_pos = int(to_int(sv, e.args[3]->span, ".current_switch_pos"));
+          } else {
+            fail(e.args[3]->span, "unsupported: switch setting ." + sk);
+          }
+        }
+      } else {
+        fail(e.args[3]->span, "unsupported: color configuration field ." + k);
+      }
+    }
+    if (rc.rx.empty() || rc.tx.empty()) fail(e.args[3]->span, "the route needs both .rx and .tx");
+    routes.push_back(rc);
+    return;
+  }
+  if (n == "export_name") {
+    argc(2, 3);
+    if (args[0].k != Value::K::STRING) fail(e.args[0]->span, "@export_name needs the host name");
+    if (args[1].k != Value::K::TYPE) fail(e.args[1]->span, "@export_name needs the symbol's type ([*]f32 or fn()void)");
+    HostExport h;
+    h.name = args[0].s;
+    h.type = args[1].type;
+    h.span = e.span;
+    h.is_function = h.type->kind == TK::FN;
+    if (!h.is_function && h.type->kind != TK::MANY_PTR) fail(e.args[1]->span, "@export_name takes a [*]T or a fn type");
+    if (args.size() == 3) h.is_mutable = to_bool(args[2], e.args[2]->span, "the mutability of @export_name");
+    else if (!h.is_function) fail(e.span, "@export_name of data needs its mutability: @export_name(\"y\", [*]f32, true)");
+    for (const HostExport& o : host_exports)
+      if (o.name == h.name) fail(e.span, "'" + h.name + "' is exported twice");
+    host_exports.push_back(h);
+    return;
+  }
+  fail(e.span, "unsupported builtin '@" + n + "'");
+}
+
+std::string Compiler::write_layout() {
+  std::vector<std::string> out;
+  out.push_back("# Generated by wsemu cslc from " + sources.name(0) + "; do not edit.");
+  out.push_back("arch " + opt.arch);
+  out.push_back("fabric " + std::to_string(opt.fabric_w) + " x " + std::to_string(opt.fabric_h));
+  // Cover the rectangle with sub-rectangles of one program class each (row runs, grown down).
+  std::vector<std::vector<std::string>> cls(static_cast<size_t>(rect_h), std::vector<std::string>(static_cast<size_t>(rect_w)));
+  for (const auto& [xy, pl] : tiles) cls[size_t(xy.second)][size_t(xy.first)] = pl.key;
+  std::vector<std::vector<bool>> done(static_cast<size_t>(rect_h), std::vector<bool>(static_cast<size_t>(rect_w)));
+  int rect_id = 0;
+  std::map<std::string, std::string> wsa_name;
+  for (const auto& p : programs) wsa_name[p->key] = "";
+  int next_prog = 0;
+  for (const auto& p : programs) wsa_name[p->key] = "pe_" + std::to_string(next_prog++) + ".wsa";
+  for (int y = 0; y < rect_h; ++y)
+    for (int x = 0; x < rect_w; ++x) {
+      if (done[size_t(y)][size_t(x)]) continue;
+      const std::string& k = cls[size_t(y)][size_t(x)];
+      int w = 1;
+      while (x + w < rect_w && !done[size_t(y)][size_t(x + w)] && cls[size_t(y)][size_t(x + w)] == k) ++w;
+      int h = 1;
+      while (y + h < rect_h) {
+        bool ok = true;
+        for (int i = 0; i < w && ok; ++i) ok = !done[size_t(y + h)][size_t(x + i)] && cls[size_t(y + h)][size_t(x + i)] == k;
+        if (!ok) break;
+        ++h;
+      }
+      for (int j = 0; j < h; ++j)
+        for (int i = 0; i < w; ++i) done[size_t(y + j)][size_t(x + i)] = true;
+      out.push_back("");
+      out.push_back("rect r" + std::to_string(rect_id++) + " at (" + std::to_string(opt.offset_x + x) + ", " +
+                    std::to_string(opt.offset_y + y) + ") size " + std::to_string(w) + " x " + std::to_string(h) + " {");
+      const Program* prog = k.empty() ? nullptr : programs_by_key.at(k);
+      if (prog) out.push_back("  program \"" + wsa_name[k] + "\"");
+      for (const RouteConfig& rc : routes) {
+        if (rc.x < x || rc.x >= x + w || rc.y < y || rc.y >= y + h) continue;
+        auto set = [](const std::vector<std::string>& d) {
+          std::string s = "[";
+          for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + d[i];
+          return s + "]";
+        };
+        std::string line = "  route " + std::to_string(rc.color) + " rx " + set(rc.rx) + " tx " + set(rc.tx);
+        if (!rc.pos_rx.empty()) {
+          line += " switch {";
+          for (size_t p = 0; p < 3; ++p) {
+            if (rc.pos_rx[p].empty() && rc.pos_tx[p].empty()) continue;
+            line += " pos" + std::to_string(p + 1);
+            if (!rc.pos_rx[p].empty()) line += " rx " + set(rc.pos_rx[p]);
+            if (!rc.pos_tx[p].empty()) line += " tx " + set(rc.pos_tx[p]);
+          }
+          if (rc.current_switch_pos) line += " current " + std::to_string(rc.current_switch_pos);
+          if (rc.ring_mode) line += " ring";
+          line += " }";
+        }
+        line += " where x == " + std::to_string(rc.x - x) + " && y == " + std::to_string(rc.y - y);
+        out.push_back(line);
+      }
+      if (prog) {
+        for (const HostExport& h : host_exports) {
+          if (h.is_function) {
+            if (prog->exported_functions.count(h.name)) out.push_back("  export function " + h.name);
+            continue;
+          }
+          auto it = prog->exported_symbols.find(h.name);
+          if (it == prog->exported_symbols.end()) continue;
+          const TypeRef& t = prog->exported_symbol_types.at(h.name);
+          if (!same_type(t, h.type->elem))
+            fail(h.span, "'" + h.name + "' is exported as " + h.type->str() + " but the program (" +
+                             fs::path(prog->file).filename().string() + ") exports a " + t->str());
+          out.push_back("  export symbol " + h.name + " = " + it->second + " : " + t->str() + "[" +
+                        std::to_string(prog->exported_symbol_counts.at(h.name)) + "]" + (h.is_mutable ? "" : " read"));
+        }
+      }
+      out.push_back("}");
+    }
+  for (const HostExport& h : host_exports) {
+    bool found = false;
+    for (const auto& p : programs)
+      found = found || (h.is_function ? p->exported_functions.count(h.name) != 0 : p->exported_symbols.count(h.name) != 0);
+    if (!found) fail(h.span, "no PE program exports '" + h.name + "' (call @export_symbol in the program)");
+  }
+  std::string text;
+  for (const std::string& l : out) text += l + "\n";
+  return text;
+}
+
+}  // namespace wsemu::compiler::csl
