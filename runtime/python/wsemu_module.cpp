@@ -302,6 +302,23 @@ PYBIND11_MODULE(_wsemu, m) {
         wsemu::emu::HangReport r = s.rt().wafer().hang_report();
         return py::str(r.to_string());
       })
+      .def("take_log",
+           [](Session& s) {
+             // The kernel's dprint lines since the last call, one line each (as `wsemu run` shows them).
+             py::list lines;
+             if (!s.rt().loaded()) return lines;
+             for (wsemu::emu::LogLine& l : s.rt().wafer().take_log()) {
+               while (!l.text.empty() && l.text.back() == '\n') l.text.pop_back();
+               py::dict d;
+               d["cycle"] = l.cycle;
+               d["x"] = l.x;
+               d["y"] = l.y;
+               d["text"] = l.text;
+               d["line"] = l.to_string();
+               lines.append(d);
+             }
+             return lines;
+           })
       .def("cycles", [](Session& s) { return s.rt().cycles(); })
       .def("clock_mhz", [](Session& s) { return s.rt().clock_mhz(); })
       .def("stats_json", [](Session& s) { return s.rt().stats_json().dump(2); })

@@ -11,7 +11,8 @@ through the environment.
 Contract: host calls are serialized and each one completes before it returns (the C++
 runtime's rule), so a ``nonblock=True`` call returns a task that is already done and tasks
 complete in the order they were issued, deterministically. Never prints, except the one
-summary line on stderr at ``stop()`` that ``wsemu python`` asks for (``WSEMU_REPORT``).
+summary line on stderr at ``stop()`` and the kernel's dprint lines on stdout, which ``wsemu python``
+asks for (``WSEMU_REPORT``).
 """
 
 import atexit
@@ -183,6 +184,7 @@ class SdkRuntime:
         self._stopped = False
         self._finished = False
         self._tasks = 0
+        self._prints = []
         _live_runtimes.add(self)
         _runtimes_by_dir[os.path.abspath(self.bindir)] = self
 
@@ -338,6 +340,12 @@ class SdkRuntime:
     def stats_json(self):
         return self._session.stats_json()
 
+    def kernel_prints(self):
+        """The kernel's dprint / dprintr lines so far: [{cycle, x, y, text}] (fabric coordinates).
+        Under `wsemu python` they are also printed as they come, as `wsemu run` prints them."""
+        self._collect_prints()
+        return list(self._prints)
+
     def hang_report(self):
         """The hang report of the wafer's current state (who waits on what), or None before load()."""
         return self._session.hang_report()
@@ -388,6 +396,14 @@ class SdkRuntime:
             if not isinstance(e, UsageError):
                 self._finish()
             raise
+        finally:
+            self._collect_prints()
+
+    def _collect_prints(self):
+        for line in self._session.take_log():
+            self._prints.append({k: line[k] for k in ("cycle", "x", "y", "text")})
+            if self._report:
+                print(line["line"], flush=True)
 
     def _finish(self):
         """Closes the trace and writes the stats file, once (at stop, at a wafer failure, at exit)."""
@@ -398,9 +414,12 @@ class SdkRuntime:
         if info and self._report:
             print(f"wsemu python: wrote trace {info['path']}: {info['events']} events, "
                   f"{info['bytes'] / 1024:.1f} KiB (view: wsemu trace {info['path']} summary)", file=sys.stderr)
+        self._collect_prints()
         if self._stats_path:
+            stats = self.stats()
+            stats["dprint"] = self._prints  # as `wsemu run --stats` writes them
             with open(self._stats_path, "w", encoding="utf-8") as f:
-                f.write(self._session.stats_json())
+                json.dump(stats, f, indent=2)
                 f.write("\n")
         if self._report and self._session.loaded():
             print(f"wsemu python: {self.summary_line()}", file=sys.stderr)
