@@ -21,4 +21,29 @@ grep -q "share/wsemu/firmware (found)" "$scratch/consumer.out"
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs wsemu
 # The installed wsemu builds a kernel whose program includes the installed firmware.
 WSEMU_FIRMWARE_DIR= "$prefix/bin/wsemu" build "$src/kernels/gemv-01-single-pe/layout.wsl" -o "$scratch/g.wsx" -q
+# The installed `wsemu python` runs a host script with the installed module and SDK shims.
+if [ -d "$prefix/lib/wsemu/python/wsemu" ]; then
+  mkdir -p "$scratch/gemv" && cp "$scratch/g.wsx" "$scratch/gemv/out.wsx"
+  cat > "$scratch/run.py" <<'PY'
+import sys
+import numpy as np
+import wsemu
+from cerebras.sdk.runtime.sdkruntimepybind import SdkRuntime
+r = SdkRuntime(sys.argv[1])
+r.load()
+A = np.arange(24, dtype=np.float32)
+x = np.ones(6, np.float32)
+b = np.full(4, 2.0, np.float32)
+for name, data in (("A", A), ("x", x), ("b", b)):
+    r.memcpy_h2d(r.get_id(name), data, 0, 0, 1, 1, data.size)
+r.launch("compute")
+y = np.zeros(4, np.float32)
+r.memcpy_d2h(y, r.get_id("y"), 0, 0, 1, 1, 4)
+r.stop()
+np.testing.assert_allclose(y, A.reshape(4, 6) @ x + b)
+print("python module:", wsemu.__file__)
+PY
+  env -u PYTHONPATH "$prefix/bin/wsemu" python "$scratch/run.py" "$scratch/gemv" | tee "$scratch/python.out"
+  grep -q "python module: $prefix/lib/wsemu/python/wsemu/__init__.py" "$scratch/python.out"
+fi
 echo "install test: OK"
