@@ -194,6 +194,7 @@ class Compiler {
   // ---- layout_eval.cpp ----
   void layout_builtin(const Expr& e, const std::string& name, std::vector<Value>& args, Ctx& ctx, Value* result);
   std::string write_layout();
+  void finish_executable(Executable& exe);
 
   const CslOptions& opt;
   SourceMap sources;

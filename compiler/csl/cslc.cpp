@@ -157,8 +157,13 @@ CslResult compile_csl(const CslOptions& options) {
     result.diagnostics.push_back(d);
   }
   if (built.ok()) {
-    result.executable = std::move(built.executable);
-    result.summary = layout::summary_line(built.summary, *result.executable);
+    try {
+      c.finish_executable(*built.executable);
+      result.executable = std::move(built.executable);
+      result.summary = layout::summary_line(built.summary, *result.executable);
+    } catch (const CompileError& e) {
+      result.diagnostics = c.sources.diagnose(e.span, e.what());
+    }
   }
   if (scratch) fs::remove_all(dir, ec);
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -220,33 +220,80 @@ std::string Compiler::write_layout() {
         line += " where x == " + std::to_string(rc.x - x) + " && y == " + std::to_string(rc.y - y);
         out.push_back(line);
       }
-      if (prog) {
-        for (const HostExport& h : host_exports) {
-          if (h.is_function) {
-            if (prog->exported_functions.count(h.name)) out.push_back("  export function " + h.name);
-            continue;
-          }
-          auto it = prog->exported_symbols.find(h.name);
-          if (it == prog->exported_symbols.end()) continue;
-          const TypeRef& t = prog->exported_symbol_types.at(h.name);
-          if (!same_type(t, h.type->elem))
-            fail(h.span, "'" + h.name + "' is exported as " + h.type->str() + " but the program (" +
-                             fs::path(prog->file).filename().string() + ") exports a " + t->str());
-          out.push_back("  export symbol " + h.name + " = " + it->second + " : " + t->str() + "[" +
-                        std::to_string(prog->exported_symbol_counts.at(h.name)) + "]" + (h.is_mutable ? "" : " read"));
-        }
-      }
       out.push_back("}");
     }
-  for (const HostExport& h : host_exports) {
-    bool found = false;
-    for (const auto& p : programs)
-      found = found || (h.is_function ? p->exported_functions.count(h.name) != 0 : p->exported_symbols.count(h.name) != 0);
-    if (!found) fail(h.span, "no PE program exports '" + h.name + "' (call @export_symbol in the program)");
-  }
   std::string text;
   for (const std::string& l : out) text += l + "\n";
   return text;
+}
+
+
+// The linked rectangles (one per program class) become one kernel rectangle, as in the SDK, so
+// that the host addresses the kernel's PEs as one block; then the host exports are added.
+void Compiler::finish_executable(Executable& exe) {
+  Rect kernel;
+  kernel.name = "kernel";
+  kernel.x = uint32_t(opt.offset_x);
+  kernel.y = uint32_t(opt.offset_y);
+  kernel.width = uint32_t(rect_w);
+  kernel.height = uint32_t(rect_h);
+  std::vector<uint32_t> configs;
+  for (int y = 0; y < rect_h; ++y)
+    for (int x = 0; x < rect_w; ++x) {
+      const int r = exe.rect_at(uint32_t(opt.offset_x + x), uint32_t(opt.offset_y + y));
+      if (r < 0) fail({}, "internal: PE (" + std::to_string(x) + ", " + std::to_string(y) + ") is in no linked rectangle");
+      const Rect& rr = exe.rects[size_t(r)];
+      configs.push_back(rr.config_at(uint32_t(opt.offset_x + x) - rr.x, uint32_t(opt.offset_y + y) - rr.y));
+    }
+  for (uint32_t c : configs) {
+    if (!kernel.runs.empty() && kernel.runs.back().config == c) ++kernel.runs.back().count;
+    else kernel.runs.push_back({1, c});
+  }
+  exe.rects = {kernel};
+  exe.symbols.clear();
+  exe.functions.clear();
+  for (const HostExport& h : host_exports) {
+    uint32_t min_count = UINT32_MAX;
+    isa::ElemType type = isa::ElemType::F32;
+    for (int y = 0; y < rect_h; ++y)
+      for (int x = 0; x < rect_w; ++x) {
+        const PeConfig* pc = exe.pe_config_at(uint32_t(opt.offset_x + x), uint32_t(opt.offset_y + y));
+        const isa::ObjectImage* img = pc && pc->program >= 0 ? &exe.programs[size_t(pc->program)].object : nullptr;
+        const std::string where = "the program of PE (" + std::to_string(x) + ", " + std::to_string(y) + ")";
+        if (!img) fail(h.span, "'" + h.name + "' is exported, but PE (" + std::to_string(x) + ", " + std::to_string(y) + ") has no program");
+        if (h.is_function) {
+          const isa::Function* f = img->find_function(h.name);
+          if (!f || !f->exported) fail(h.span, "'" + h.name + "' is exported, but " + where + " does not @export_symbol it");
+          continue;
+        }
+        const isa::Symbol* sym = img->find_symbol(h.name);
+        if (!sym || !sym->exported) fail(h.span, "'" + h.name + "' is exported, but " + where + " does not @export_symbol it");
+        const TypeRef& et = h.type->elem;
+        const std::string want = et->kind == TK::FLOAT ? et->str() : et->str();
+        if (std::string(isa::elem_type_name(sym->type)) != want)
+          fail(h.span, "'" + h.name + "' is exported as " + h.type->str() + " but " + where + " holds " +
+                           std::string(isa::elem_type_name(sym->type)) + " elements");
+        type = sym->type;
+        min_count = std::min(min_count, sym->count);
+      }
+    if (h.is_function) {
+      HostFunction f;
+      f.name = h.name;
+      f.program_function = h.name;
+      f.rect = 0;
+      exe.functions.push_back(f);
+    } else {
+      HostSymbol s;
+      s.name = h.name;
+      s.program_symbol = h.name;
+      s.type = type;
+      s.elems_per_pe = min_count;
+      s.rect = 0;
+      s.host_readable = true;
+      s.host_writable = h.is_mutable;
+      exe.symbols.push_back(s);
+    }
+  }
 }
 
 }  // namespace wsemu::compiler::csl

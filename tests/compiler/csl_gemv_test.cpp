@@ -5,6 +5,7 @@
 
 #include "compiler/csl/cslc.hpp"
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/gemv_tiles.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -74,6 +75,36 @@ TEST(CslGemv01, GeneratedSourcesStayInTheOutputFolder) {
   // Every generated instruction names its CSL line.
   EXPECT_NE(r.programs.at("pe_0.wsa").find("; pe.csl:"), std::string::npos);
   EXPECT_NE(r.layout_wsl.find("rect r0 at (4, 1) size 1 x 1"), std::string::npos) << r.layout_wsl;
+}
+
+// gemv-06: two PEs, a route, fabout and fabin DSDs; the same host harness as the assembly
+// version (tests/e2e/gemv_tiles.hpp), so the cycle counts compare like for like.
+TEST(CslGemv06, MatchesReferenceAndPrintsCycles) {
+  for (const std::string arch : {"wse2", "wse3"})
+    for (auto [M, N] : {std::pair{4, 6}, std::pair{10, 9}}) {
+      SCOPED_TRACE(arch + " " + std::to_string(M) + "x" + std::to_string(N));
+      compiler::csl::CslOptions o;
+      o.layout_file = source_dir() + "/kernels/gemv-06-routes-1/csl/layout.csl";
+      o.arch = arch;
+      o.fabric_w = 4;
+      o.fabric_h = 3;
+      o.offset_x = 1;
+      o.offset_y = 1;
+      o.params = {{"M", std::to_string(M)}, {"N", std::to_string(N)}};
+      o.out_dir = (fs::temp_directory_path() / ("wsemu-csl-gemv06-" + arch)).string();
+      auto r = compiler::csl::compile_csl(o);
+      ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+      const xt::xarray<float> A = random_array({size_t(M), size_t(N)}, 41), x = random_array({size_t(N)}, 42),
+                              b = random_array({size_t(M)}, 43);
+      const TiledRun csl = run_tiled_gemv(*r.executable, A, x, b, 2, 1);
+      expect_close(csl.y, gemv_reference(A, x, b), 1e-5, 1e-5, "y");
+      if (arch == "wse2") {
+        const TiledRun wsa = run_tiled_gemv(build_kernel("gemv-06-routes-1", {{"M", M}, {"N", N}}), A, x, b, 2, 1);
+        std::printf("gemv-06 %dx%d: cycles CSL %llu (launch %llu), assembly %llu (launch %llu)\n", M, N,
+                    (unsigned long long)csl.cycles, (unsigned long long)csl.launch_cycles, (unsigned long long)wsa.cycles,
+                    (unsigned long long)wsa.launch_cycles);
+      }
+    }
 }
 
 }  // namespace
