@@ -212,7 +212,9 @@ void LocalCluster::wait_listening(LocalNode& node) {
     std::ifstream in(node.port_file);
     std::string address;
     if (in && std::getline(in, address) && !address.empty()) {
-      node.address = address;
+      // A restart listens on the same address; not writing it again keeps readers on other
+      // threads (leaves that looked it up earlier) free of a data race.
+      if (node.address != address) node.address = address;
       if (node.args[node.listen_arg] == "127.0.0.1:0")
         node.args[node.listen_arg] = address;  // restarts reuse the port
       return;

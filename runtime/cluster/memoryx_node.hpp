@@ -9,7 +9,8 @@
 // - The reduced gradient of (tensor, step) is applied once, when all of its chunks arrived and
 //   step is the tensor's next step (later steps wait, up to max_future_steps ahead). It is
 //   appended to the log (and synced) before it is applied and acknowledged, so an acknowledged
-//   update survives kill -9. When the log cannot be written (a full disk), nothing is applied or
+//   update survives kill -9. With step_atomic, a step is applied to all tensors at it at once,
+//   only when all of their gradients are complete. When the log cannot be written (a full disk), nothing is applied or
 //   acknowledged: the update waits, every peer gets a NodeAlert saying why, and the append is
 //   retried every log_retry until it succeeds; no connection is closed for it. A repeated delivery (step already applied) is acknowledged with
 //   duplicate = true and ignored.
@@ -50,6 +51,10 @@ struct MemoryXOptions : NodeOptions {
   bool sync_log = true;
   uint64_t max_future_steps = 16;
   std::chrono::milliseconds log_retry{250};  // between attempts while the log cannot be written
+  // Apply a step's updates to all tensors at that step together (one log record), once every one
+  // of their gradients is complete; until then the step's weights can still be streamed. A
+  // wafer that dies mid-step can then be restarted at that step (runtime/wstrain).
+  bool step_atomic = false;
 };
 
 class MemoryXNode {
@@ -116,6 +121,8 @@ class MemoryXNode {
   void recover();
   void handle_gradient(uint64_t peer_id, const pb::GradientData& data);
   void apply_ready(uint64_t tensor_id);
+  bool apply_step();  // step_atomic: applies the lowest step if complete; true if it did
+  void after_updates();
   void handle_init(uint64_t peer_id, const pb::InitTensor& init);
   void maybe_checkpoint();
   std::filesystem::path checkpoint_now();

@@ -65,19 +65,24 @@ void MemoryXNode::recover() {
         throw ConfigError(fmt::format("log '{}' holds a corrupt record", path.string()));
       if (record.has_created()) {
         if (!store_.contains(record.created().info().tensor_id())) store_.restore(record.created());
-      } else if (record.has_applied()) {
-        const auto& applied = record.applied();
-        if (!store_.contains(applied.tensor_id())) {
-          throw ConfigError(fmt::format("log '{}' updates unknown tensor {}", path.string(),
-                                        applied.tensor_id()));
+      } else if (record.has_applied() || record.has_applied_step()) {
+        std::vector<pb::AppliedGradient> updates;
+        if (record.has_applied()) updates.push_back(record.applied());
+        for (const auto& tensor : record.applied_step().tensors()) updates.push_back(tensor);
+        for (const auto& applied : updates) {
+          if (!store_.contains(applied.tensor_id())) {
+            throw ConfigError(fmt::format("log '{}' updates unknown tensor {}", path.string(),
+                                          applied.tensor_id()));
+          }
+          const uint64_t next = store_.meta(applied.tensor_id()).next_step;
+          if (applied.step() < next) continue;
+          if (applied.step() > next) {
+            throw ConfigError(fmt::format("log '{}' skips from step {} to {} of tensor {}",
+                                          path.string(), next, applied.step(), applied.tensor_id()));
+          }
+          apply_to_record(store_.get(applied.tensor_id()),
+                          bytes_to_floats(applied.gradient_fp32()));
         }
-        const uint64_t next = store_.meta(applied.tensor_id()).next_step;
-        if (applied.step() < next) continue;
-        if (applied.step() > next) {
-          throw ConfigError(fmt::format("log '{}' skips from step {} to {} of tensor {}",
-                                        path.string(), next, applied.step(), applied.tensor_id()));
-        }
-        apply_to_record(store_.get(applied.tensor_id()), bytes_to_floats(applied.gradient_fp32()));
       }
       ++replayed;
       dirty_ = true;
@@ -155,6 +160,12 @@ void MemoryXNode::handle_gradient(uint64_t peer_id, const pb::GradientData& data
 }
 
 void MemoryXNode::apply_ready(uint64_t tensor_id) {
+  if (options_.step_atomic) {
+    bool applied_any = false;
+    while (apply_step()) applied_any = true;
+    if (applied_any) after_updates();
+    return;
+  }
   bool applied_any = false;
   for (;;) {
     const uint64_t step = store_.meta(tensor_id).next_step;
@@ -175,7 +186,43 @@ void MemoryXNode::apply_ready(uint64_t tensor_id) {
     ++stats_.counter("updates_applied");
     send_ack(assembly.completed_by, tensor_id, step, false);
   }
-  if (!applied_any) return;
+  if (applied_any) after_updates();
+}
+
+bool MemoryXNode::apply_step() {
+  if (store_.size() == 0) return false;
+  const uint64_t step = store_.min_next_step();
+  std::vector<uint64_t> due;  // the tensors at `step`; later ones wait for it
+  for (uint64_t id : store_.ids()) {
+    if (store_.meta(id).next_step != step) continue;
+    auto it = assemblies_.find({id, step});
+    if (it == assemblies_.end() || it->second.covered != store_.meta(id).info.elements())
+      return false;
+    due.push_back(id);
+  }
+  pb::LogRecord record;
+  auto& applied = *record.mutable_applied_step();
+  applied.set_step(step);
+  for (uint64_t id : due) {
+    auto& tensor = *applied.add_tensors();
+    tensor.set_tensor_id(id);
+    tensor.set_step(step);
+    tensor.set_gradient_fp32(floats_to_bytes(assemblies_.at({id, step}).values));
+  }
+  if (!append_to_log(record)) return false;  // the assemblies stay for the retry
+  for (uint64_t id : due) {
+    auto it = assemblies_.find({id, step});
+    Assembly assembly = std::move(it->second);
+    assemblies_.erase(it);
+    apply_to_record(store_.get(id), assembly.values);
+    ++stats_.counter("updates_applied");
+    send_ack(assembly.completed_by, id, step, false);
+  }
+  dirty_ = true;
+  return true;
+}
+
+void MemoryXNode::after_updates() {
   stats_.counter("steps_completed") = store_.min_next_step();
   retry_pending_requests();
   maybe_checkpoint();

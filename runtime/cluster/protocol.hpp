@@ -19,7 +19,8 @@
 
 namespace wsemu::cluster {
 
-namespace pb = wsemu::cluster::pb;
+// pb:: is the generated namespace wsemu::cluster::pb (no alias: clang rejects one that names
+// the namespace it is declared beside).
 
 inline constexpr uint32_t kProtocolVersion = 2;  // 2: challenge-response handshake
 inline constexpr size_t kFrameHeaderBytes = 4;

@@ -9,6 +9,8 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <random>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -158,7 +160,8 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
     cluster::LocalClusterOptions lo;
     lo.leaves = static_cast<uint32_t>(wafers);
     lo.fanout = options.fanout;
-    lo.memoryx_args = {"--checkpoint-every", std::to_string(options.checkpoint_every)};
+    // Step-atomic: a wafer that dies mid-step can be restarted at that step (its weights stay).
+    lo.memoryx_args = {"--checkpoint-every", std::to_string(options.checkpoint_every), "--step-atomic"};
     local = std::make_unique<cluster::LocalCluster>(lo);
     local->start();
     token = local->token();
@@ -236,17 +239,23 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
 
   // --- the wafers ---
   const std::string program = options.wsemu_binary.empty() ? this_executable() : options.wsemu_binary;
-  std::vector<std::unique_ptr<ChildProcess>> workers;
-  for (size_t r = 0; r < wafers; ++r) {
+  std::vector<std::unique_ptr<ChildProcess>> workers(wafers);
+  std::vector<uint32_t> restarts(wafers, 0);
+  auto start_worker = [&](size_t r, uint64_t first_step) {
+    RunConfig from = run;
+    from.first_step = first_step;
     std::vector<std::string> args = {"train-worker", "--rank", std::to_string(r), "--swarmx", leaves[r],
                                      "--token-file", token_file.string(), "--threads",
                                      std::to_string(options.worker_threads)};
-    for (const std::string& a : run.worker_arguments()) args.push_back(a);
+    for (const std::string& a : from.worker_arguments()) args.push_back(a);
     if (options.backdoor_inputs) args.push_back("--backdoor-inputs");
     if (!options.kernel_dir.empty()) args.insert(args.end(), {"--kernel-dir", options.kernel_dir});
-    workers.push_back(std::make_unique<ChildProcess>(program, args, log_dir / fmt::format("wafer-{}.log", r)));
-    workers.back()->start();
-  }
+    const std::string log_name =
+        restarts[r] == 0 ? fmt::format("wafer-{}.log", r) : fmt::format("wafer-{}.restart-{}.log", r, restarts[r]);
+    workers[r] = std::make_unique<ChildProcess>(program, args, log_dir / log_name);
+    workers[r]->start();
+  };
+  for (size_t r = 0; r < wafers; ++r) start_worker(r, run.first_step);
   auto fail = [&](const std::string& message) -> std::runtime_error {
     for (auto& w : workers) w->kill_now();
     return std::runtime_error(message);
@@ -255,6 +264,7 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
   const train::ReductionTree tree = train::ReductionTree::fan_in_tree(wafers, options.fanout);
   const uint64_t total = run.steps;
   std::map<uint64_t, std::vector<json>> pending;
+  std::set<std::pair<uint64_t, size_t>> reported;  // (step, rank)
   std::vector<bool> done(wafers, false);
   uint64_t samples_done = 0;
   const Clock::time_point training_started = Clock::now();
@@ -286,12 +296,38 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
           done[r] = true;
           continue;
         }
+        // A restarted wafer may report a step again that it had reported before it died.
+        if (!reported.insert({line.at("step").get<uint64_t>(), r}).second) continue;
         pending[line.at("step").get<uint64_t>()].push_back(std::move(line));
       }
       if (w.eof() && !done[r]) {
         const int code = w.wait();
-        throw fail(fmt::format("wafer {} stopped (exit {}) before finishing; its log {}:\n{}", r, code,
-                               w.stderr_log().string(), w.stderr_tail()));
+        if (restarts[r] >= options.max_wafer_restarts || local == nullptr)
+          throw fail(fmt::format("wafer {} stopped (exit {}) before finishing; its log {}:\n{}", r, code,
+                                 w.stderr_log().string(), w.stderr_tail()));
+        // MemoryX applies a step to every tensor at once, so its step is where the dead wafer
+        // stands: the weights of that step are still there, and what the wafer had already sent
+        // of it is summed once (SwarmX keeps one part per child rank).
+        uint64_t at = UINT64_MAX;
+        for (const cluster::TensorValues& t : control.read_tensors()) at = std::min(at, t.next_step);
+        ++restarts[r];
+        ++report.wafer_restarts;
+        out << (options.progress_bar ? "\n" : "")
+            << fmt::format("wafer {} stopped (exit {}); restarting it at step {}/{}, where MemoryX is (restart {} "
+                           "of at most {})\n",
+                           r, code, at + 1, total, restarts[r], options.max_wafer_restarts)
+            << std::flush;
+        start_worker(r, at);
+        // A step the dead wafer finished without reporting it is done in MemoryX, but its
+        // figures died with the wafer: it is left out of the report rather than waited for.
+        for (auto it = pending.begin(); it != pending.end() && it->first < at;) {
+          if (reported.count({it->first, r})) {
+            ++it;
+            continue;
+          }
+          out << fmt::format("step {}: the figures of wafer {} were lost with it\n", it->first + 1, r);
+          it = pending.erase(it);
+        }
       }
     }
     // Steps every wafer has reported, in order.
@@ -369,6 +405,19 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
       record.epoch = static_cast<double>(step + 1) / static_cast<double>(per_epoch);
       report.curve.push_back(record);
       report.steps.push_back(std::move(f));
+      if (options.kill_wafer_after_step >= 0 && step + 1 == static_cast<uint64_t>(options.kill_wafer_after_step)) {
+        std::mt19937_64 random(options.kill_wafer_seed);
+        const size_t victim = options.kill_wafer_seed % wafers;
+        const double last_step_s = report.steps.empty() ? 0.1 : report.steps.back().wall_s;
+        const auto delay = std::chrono::microseconds(
+            static_cast<int64_t>(1.5e6 * last_step_s * std::uniform_real_distribution<double>(0, 1)(random)));
+        std::this_thread::sleep_for(delay);
+        out << (options.progress_bar ? "\n" : "")
+            << fmt::format("killing wafer {} (SIGKILL) {:.0f} ms after step {} ...\n", victim,
+                           delay.count() / 1e3, step + 1)
+            << std::flush;
+        workers[victim]->kill_now();
+      }
       if (local && options.kill_memoryx_after_step >= 0 && step + 1 == static_cast<uint64_t>(options.kill_memoryx_after_step)) {
         out << (options.progress_bar ? "\n" : "") << fmt::format("killing MemoryX (SIGKILL) after step {} ...\n", step + 1)
             << std::flush;

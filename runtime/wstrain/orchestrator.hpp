@@ -43,6 +43,13 @@ struct TrainOptions {
   // Fault injection for the restart procedure and its test: once every wafer reported this many
   // steps, SIGKILL MemoryX shard 0 and start it again on its store (LocalCluster only).
   int64_t kill_memoryx_after_step = -1;
+  // Fault injection: once every wafer reported this many steps, SIGKILL wafer
+  // kill_wafer_seed % wafers after a delay drawn from the seed (0 to 1.5 times the last step's
+  // wall time, so the kill lands mid-step or just after it). A wafer that dies is restarted at
+  // MemoryX's step (its updates are step-atomic), at most max_wafer_restarts times per wafer.
+  int64_t kill_wafer_after_step = -1;
+  uint64_t kill_wafer_seed = 1;
+  uint32_t max_wafer_restarts = 3;
   bool progress_bar = false;
 };
 
@@ -86,6 +93,7 @@ struct TrainReport {
   uint64_t samples = 0;
   std::string cluster_description;
   size_t memoryx_restarts = 0;             // --kill-memoryx-after-step
+  size_t wafer_restarts = 0;               // wafer workers that died and were started again
   std::vector<std::filesystem::path> files;
 };
 

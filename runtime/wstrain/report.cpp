@@ -115,6 +115,8 @@ void print_report(const TrainOptions& options, const TrainReport& report, std::o
   if (report.memoryx_restarts > 0)
     out << fmt::format("  MemoryX was killed (SIGKILL) after step {} and restarted from its checkpoint and log {} time(s)\n",
                        options.kill_memoryx_after_step, report.memoryx_restarts);
+  if (report.wafer_restarts > 0)
+    out << fmt::format("  {} wafer worker(s) died and were restarted at MemoryX's step\n", report.wafer_restarts);
   if (options.verify && !steps.empty()) {
     auto worst_loss = std::max_element(steps.begin(), steps.end(), [](const auto& a, const auto& b) {
       return a.loss_difference < b.loss_difference;

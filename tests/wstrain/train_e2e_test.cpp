@@ -90,6 +90,24 @@ TEST(WsTrain, KillingMemoryXMidRunResumesFromItsStoreWithTheSameWeights) {
   expect_bit_identical_every_step(report);
 }
 
+// A wafer worker killed (SIGKILL) at a random moment of a random step, five seeds: the
+// orchestrator restarts it at MemoryX's step and the run ends bit-identical to the reference
+// (which an undisturbed run equals, TwoWafersTwentyStepsLearnAndMatchTheReferenceBitForBit).
+TEST(WsTrain, AKilledWaferIsRestartedAndTheRunStaysBitIdentical) {
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    SCOPED_TRACE(testing::Message() << "seed " << seed);
+    TrainOptions o = synthetic_run(2, 10);
+    o.kill_wafer_after_step = static_cast<int64_t>(1 + seed % 7);
+    o.kill_wafer_seed = seed;
+    std::ostringstream progress;
+    const TrainReport report = run_training(o, progress);
+    EXPECT_EQ(report.wafer_restarts, 1u) << progress.str();
+    EXPECT_NE(progress.str().find("restarting it at step"), std::string::npos) << progress.str();
+    EXPECT_TRUE(report.final_weights_identical) << progress.str();
+    for (const StepFigures& s : report.steps) EXPECT_EQ(s.max_weight_difference, 0.0) << "step " << s.step;
+  }
+}
+
 TEST(WsTrain, SparseStreamsCarryOnlyKeptWeightsAndStillMatch) {
   TrainOptions o = synthetic_run(2, 5);
   o.run.sparsity = 0.75;
@@ -130,6 +148,15 @@ TEST(WsTrain, BadOptionsAreClearErrors) {
   EXPECT_EQ(run_cli("train --model mlp:16,x --dataset synthetic --steps 1", out), 2);
   EXPECT_EQ(run_cli("train --optimizer momentum --momentum 0 --model mlp:16,4 --dataset synthetic --steps 1", out), 2);
   EXPECT_NE(out.find("MemoryX reads 0"), std::string::npos) << out;
+  // Numbers out of range are usage errors before anything starts: "-5" once wrapped to 2^64 - 5
+  // steps, and NaN slipped past every comparison.
+  for (const std::string bad : {"--steps -5", "--steps 0", "--epochs 0", "--epochs -1", "--epochs nan",
+                                "--micro-batch -1", "--synthetic-noise nan", "--lr nan", "--wafers 0",
+                                "--fanout 1", "--batch -3", "--sparsity 1.5", "--steps 1x"}) {
+    EXPECT_EQ(run_cli("train --model mlp:16,4 --dataset synthetic " + bad, out), 2) << bad << "\n" << out;
+    EXPECT_TRUE(out.find("is outside") != std::string::npos || out.find("is not a number") != std::string::npos)
+        << bad << "\n" << out;
+  }
 }
 
 TEST(WsTrain, CommandLineRunWritesTheLossCurveAndSummary) {

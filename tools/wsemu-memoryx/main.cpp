@@ -53,6 +53,10 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--chunk-elements", chunk_elements, "default elements per weight chunk")
       ->capture_default_str();
+  bool step_atomic = false;
+  app.add_flag("--step-atomic", step_atomic,
+               "apply a step to all tensors at once, when all of its gradients are in (a wafer "
+               "that dies mid-step can then be restarted at that step)");
   app.add_flag("--sync-log,!--no-sync-log", sync_log,
                "fdatasync each log record before acknowledging (default on)");
   wsemu::cli::add_version_flag(app, "wsemu-memoryx");
@@ -87,6 +91,7 @@ int main(int argc, char** argv) {
     }
     options.default_chunk_elements = chunk_elements;
     options.sync_log = sync_log;
+    options.step_atomic = step_atomic;
     MemoryXNode node(options);
     return node.run();
   });

@@ -129,6 +129,13 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
   app.add_option("--kill-memoryx-after-step", o->kill_memoryx_after_step,
                  "fault injection: SIGKILL MemoryX once N steps are done and restart it from its store")
       ->check(in_range(-1, 1e12));
+  app.add_option("--kill-wafer-after-step", o->kill_wafer_after_step,
+                 "fault injection: SIGKILL a wafer worker during step N + 1 (which wafer and when: --kill-wafer-seed); "
+                 "it is restarted at MemoryX's step")
+      ->check(in_range(-1, 1e12));
+  app.add_option("--kill-wafer-seed", o->kill_wafer_seed, "with --kill-wafer-after-step: picks the wafer and the moment")
+      ->check(in_range(0, 1.8e19))
+      ->capture_default_str();
   app.add_flag("-q,--quiet", *quiet, "no per-step progress");
   return [=] {
     try {
