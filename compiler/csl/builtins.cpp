@@ -127,7 +127,7 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
   if (n == "get_input_queue" || n == "get_output_queue") {
     argc(1, 1);
     int64_t q = ci(0, "queue");
-    const int hi = opt.arch == "wse3" ? 7 : 5;
+    const int hi = n == "get_input_queue" || opt.arch == "wse3" ? 7 : 5;  // wse2: 8 input, 6 output queues
     if (q < 0 || q > hi) fail(e.args[0]->span, "queue " + std::to_string(q) + " is out of range (0.." + std::to_string(hi) + " on " + opt.arch + ")");
     Value v;
     v.k = K::QUEUE;
@@ -242,7 +242,7 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
       if (name.empty()) name = x.fn->name;
       if (p.exported_functions.count(name)) fail(e.span, "'" + name + "' is exported twice");
       FnInst* f = function_instance(x.mod, x.fn, {}, e.span);
-      if (!x.fn->params.empty()) fail(e.span, "unsupported: exported functions with parameters (the host's launch passes none yet)");
+      if (x.fn->params.size() > 8) fail(e.span, "an exported function takes at most 8 arguments (the memcpy firmware passes 8 words)");
       f->label = name;
       p.exported_functions.insert(name);
       return none;
@@ -292,6 +292,8 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
   if (n == "activate" || n == "block" || n == "unblock") {
     argc(1, 1);
     Value id = ct(0, "task id");
+    // A data task may be named by its trigger: its color (wse2) or its input queue (wse3).
+    if (id.k == K::COLOR || (id.k == K::QUEUE && id.type->kind == TK::INPUT_QUEUE)) id.k = K::TASK_ID;
     if (id.k != K::TASK_ID) fail(e.args[0]->span, "@" + n + " needs a task id");
     if (!ctx.gen) {
       if (!ctx.mod || !ctx.mod->program) fail(e.span, "@" + n + " belongs in a PE program");
@@ -319,6 +321,18 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@wsemu_include_asm is reserved for the standard library");
     if (ctx.mod->program) ctx.mod->program->includes.insert(ct(0, "file").s);
     return none;
+  }
+  if (n == "wsemu_coord" || n == "wsemu_tsc" || n == "wsemu_tsch") {
+    // Library-only run-time reads: this PE's coordinate in the kernel rectangle, the cycle counter.
+    if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@" + n + " is reserved for the standard library");
+    if (!ctx.gen) fail(e.span, "@" + n + " is a run-time operation");
+    argc(n == "wsemu_coord" ? 1 : 0, n == "wsemu_coord" ? 1 : 0);
+    Value out;
+    out.k = K::BUILTIN_NAME;
+    out.s = "__" + n;
+    out.st = std::make_shared<StructValue>();
+    if (n == "wsemu_coord") out.st->values.push_back(make_int(ci(0, "axis")));
+    return gen_call(out, {}, e.span, ctx);
   }
   if (n == "range") fail(e.span, "@range is only allowed as the range of a 'for' loop");
   fail(e.span, "unsupported builtin '@" + n + "'");
@@ -422,8 +436,35 @@ std::shared_ptr<DsdValue> Compiler::tensor_access_dsd(const Expr& ta, const std:
   for (size_t i = 0; i < nvars; ++i)
     extents.push_back(to_int(eval_comptime(*ta.args[i], ctx, "an extent"), ta.args[i]->span, "an extent"));
   Value base = eval_comptime(*target.args[0], ctx, "the array of the tensor access");
+  int64_t pointer_offset = 0;
+  if (base.k == Value::K::POINTER && base.global->type->kind == TK::ARRAY) {
+    pointer_offset = base.offset;  // a pointer param (`param src: *[N]f32`) names the global
+    Value g;
+    g.k = Value::K::GLOBAL;
+    g.global = base.global;
+    g.type = base.global->type;
+    base = g;
+  }
+  if (base.k == Value::K::STRUCT && base.type && base.type->kind == TK::ARRAY && ctx.mod && ctx.mod->program) {
+    // A comptime array (`const t = @zeros([4]f32);`) gets memory when a DSD describes it.
+    auto gv = std::make_unique<GlobalVar>();
+    gv->csl_name = target.args[0]->kind == ExprKind::IDENT ? target.args[0]->text : "array";
+    gv->asm_name = "const" + std::to_string(globals.size()) + "_" + gv->csl_name;
+    gv->type = base.type;
+    gv->init = base;
+    gv->mod = ctx.mod;
+    gv->span = target.span;
+    GlobalVar* raw = gv.get();
+    globals.push_back(std::move(gv));
+    ctx.mod->program->globals.push_back(raw);
+    Value g;
+    g.k = Value::K::GLOBAL;
+    g.global = raw;
+    g.type = raw->type;
+    base = g;
+  }
   if (base.k != Value::K::GLOBAL || base.global->type->kind != TK::ARRAY)
-    fail(target.args[0]->span, "the tensor access must index a global array");
+    fail(target.args[0]->span, "the tensor access must index an array (a global var, a pointer to one, or a comptime array)");
   GlobalVar* g = base.global;
   const std::vector<int64_t>& dims = g->type->dims;
   if (target.args.size() - 1 != dims.size()) fail(target.span, "the array has " + std::to_string(dims.size()) + " dimensions");
@@ -448,14 +489,14 @@ std::shared_ptr<DsdValue> Compiler::tensor_access_dsd(const Expr& ta, const std:
     return f;
   };
   std::vector<int64_t> zero(nvars, 0);
-  const int64_t off = flat(zero);
+  const int64_t off = flat(zero) + pointer_offset;
   std::vector<int64_t> strides(nvars);
   for (size_t i = 0; i < nvars; ++i) {
     std::vector<int64_t> p = zero;
     p[i] = 1;
-    strides[i] = flat(p) - off;
+    strides[i] = flat(p) + pointer_offset - off;
     p[i] = 2;
-    if (flat(p) - off != 2 * strides[i]) fail(target.span, "the tensor access index is not affine in '" + ta.names[i] + "'");
+    if (flat(p) + pointer_offset - off != 2 * strides[i]) fail(target.span, "the tensor access index is not affine in '" + ta.names[i] + "'");
   }
   auto d = std::make_shared<DsdValue>();
   d->base = g;

@@ -126,6 +126,7 @@ struct RouteConfig {
   std::string pop_mode;
   bool has_filter = false;
   int64_t filter_min = 0, filter_max = 0;
+  bool swap_x = false, swap_y = false;
   Span span;
 };
 
@@ -176,6 +177,7 @@ class Compiler {
   Value gen_binary(const std::string& op, Value a, Value b, Span at, Ctx& ctx);
   Value gen_unary(const std::string& op, Value a, Span at, Ctx& ctx);
   Value gen_convert(const Value& v, const TypeRef& t, Span at, Ctx& ctx);
+  Value gen_if_expr(const Expr& e, const Value& cond, Ctx& ctx);
   void gen_vector_op(const Expr& e, Ctx& ctx);
   void gen_stmt(const Stmt& s, Ctx& ctx);
   Value load_global(GlobalVar* g, Span at, Ctx& ctx);

@@ -64,6 +64,15 @@ CslResult Compiler::run() {
     params->names.push_back(name);
     params->values.push_back(v);
   }
+  for (const auto& [name, value] : opt.colors) {
+    Value v;
+    if (!parse_number(value, v) || v.k != Value::K::INT || v.i < 0 || v.i > 23)
+      fail({}, "--colors " + name + ":" + value + ": the value must be a color 0..23");
+    v.k = Value::K::COLOR;
+    v.type = make_type(TK::COLOR);
+    params->names.push_back(name);
+    params->values.push_back(v);
+  }
   ModuleInstance* layout_mod = instantiate(fs::path(opt.layout_file).lexically_normal().string(), params, {}, nullptr, false, false);
   const Stmt* layout_block = nullptr;
   for (const StmtPtr& d : layout_mod->ast->decls) {

@@ -28,6 +28,7 @@ struct CslOptions {
   int fabric_w = 0, fabric_h = 0;     // 0: the smallest fabric that holds the kernel at its offsets
   int offset_x = 0, offset_y = 0;
   std::vector<std::pair<std::string, std::string>> params;  // --params NAME:VALUE, in order
+  std::vector<std::pair<std::string, std::string>> colors;  // --colors NAME:COLOR (params of type color)
   std::vector<std::string> import_paths;
   std::string stdlib_dir;             // <name> imports; empty: compiler/csl/lib of the source tree
   std::vector<std::string> asm_include_dirs;  // where the firmware (memcpy.wsa) is found

@@ -129,7 +129,7 @@ ModuleInstance* Compiler::instantiate(const std::string& path, std::shared_ptr<S
     } else if (d->value) {
       v = eval_comptime(*d->value, ctx, "the default value of param '" + d->name + "'");
     } else {
-      fail(d->span, "param '" + d->name + "' has no value: the import (or --params) must set it");
+      continue;  // an error where it is used (an unused param may stay unset, as in the SDK)
     }
     if (d->type) v = coerce(v, eval_type(*d->type, ctx), given ? at : d->span, ctx);
     raw->values[d->name] = v;
@@ -270,6 +270,9 @@ Value Compiler::module_member(ModuleInstance* mod, const std::string& name, Span
   if (dit == mod->decls.end())
     fail(at, "module " + fs::path(mod->path).filename().string() + " has no member '" + name + "'");
   const Stmt& d = *dit->second;
+  if (d.decl_kind == "param")
+    fail(at, "param '" + name + "' of " + fs::path(mod->path).filename().string() +
+                 " has no value: the import, @set_tile_code or --params must set it");
   if (mod->in_progress.count(name)) fail(at, "'" + name + "' depends on its own value");
   mod->in_progress.insert(name);
   Value v;
@@ -326,6 +329,10 @@ GlobalVar* Compiler::global_var(ModuleInstance* mod, const Stmt& d) {
   if (!g->type || g->type->kind == TK::COMPTIME_INT || g->type->kind == TK::COMPTIME_FLOAT)
     fail(d.span, "global var '" + d.name + "' needs a run-time type (e.g. 'var " + d.name + ": i32 = ...')");
   if (g->type->is_comptime_only()) fail(d.span, "a var cannot hold a " + g->type->str() + "; use const");
+  if (g->type->kind == TK::ARRAY && g->type->element_count() * std::max(1, g->type->elem->byte_size()) > 48 * 1024)
+    fail(d.span, "'" + d.name + "' (" + g->type->str() + ", " +
+                     std::to_string(g->type->element_count() * std::max(1, g->type->elem->byte_size())) +
+                     " bytes) does not fit in a PE's 48 KiB of memory");
   g->init = init;
   if (d.align) g->align = int(to_int(eval_comptime(*d.align, ctx, "align"), d.align->span, "align"));
   if (d.linksection) eval_comptime(*d.linksection, ctx, "linksection");

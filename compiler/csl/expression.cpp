@@ -58,13 +58,8 @@ Value Compiler::eval(const Expr& e, Ctx& ctx) {
         if (size_t(flat) >= base.st->values.size()) fail(e.span, "index out of bounds");
         return base.st->values[size_t(flat)];
       }
-      if (base.k == K::GLOBAL) {
-        if (!ctx.gen) fail(e.span, "the elements of var '" + base.global->csl_name + "' are only known at run time");
-        Value r;
-        r.k = K::GLOBAL;  // an element reference; codegen loads it
-        r.global = base.global;
-        (void)r;
-      }
+      if (base.k == K::GLOBAL && !ctx.gen)
+        fail(e.span, "the elements of var '" + base.global->csl_name + "' are only known at run time");
       if (!ctx.gen) fail(e.span, "cannot index " + (base.type ? base.type->str() : base.str()) + " at comptime");
       Value sel;
       sel.k = K::VOID;
@@ -118,7 +113,49 @@ Value Compiler::eval(const Expr& e, Ctx& ctx) {
       }
       return unary(e.text, rvalue(eval(*e.args[0], ctx), e.span, ctx), e.span, ctx);
     }
-    case ExprKind::DEREF: fail(e.span, "unsupported: pointer dereference '.*'");
+    case ExprKind::DEREF: {
+      Value p = rvalue(eval(*e.args[0], ctx), e.args[0]->span, ctx);
+      if (p.k == K::POINTER) {
+        if (p.offset == 0 && p.type->elem && p.type->elem->kind == TK::ARRAY) {
+          Value g;
+          g.k = K::GLOBAL;
+          g.global = p.global;
+          g.type = p.global->type;
+          return g;
+        }
+        if (p.global->type->kind != TK::ARRAY) {
+          Value g;
+          g.k = K::GLOBAL;
+          g.global = p.global;
+          g.type = p.global->type;
+          return g;
+        }
+        if (!ctx.gen) fail(e.span, "the value behind a pointer is only known at run time");
+        Value out;
+        out.k = K::BUILTIN_NAME;
+        out.s = "__index_load";
+        out.st = std::make_shared<StructValue>();
+        Value base;
+        base.k = K::GLOBAL;
+        base.global = p.global;
+        base.type = p.global->type;
+        out.st->values = {base, make_int(p.offset)};
+        return gen_call(out, {}, e.span, ctx);
+      }
+      if (p.k != K::RUNTIME || (p.type->kind != TK::PTR && p.type->kind != TK::MANY_PTR))
+        fail(e.args[0]->span, "'.*' needs a pointer, found " + (p.type ? p.type->str() : p.str()));
+      if (p.type->elem->kind == TK::ARRAY) {
+        Value place = p;  // an array at a run-time address: indexed by the caller
+        place.type = p.type->elem;
+        return place;
+      }
+      Value out;
+      out.k = K::BUILTIN_NAME;
+      out.s = "__deref_load";
+      out.st = std::make_shared<StructValue>();
+      out.st->values = {p};
+      return gen_call(out, {}, e.span, ctx);
+    }
     case ExprKind::BINARY: {
       if (e.text == "and" || e.text == "or") {
         Value a = rvalue(eval(*e.args[0], ctx), e.args[0]->span, ctx);
@@ -230,8 +267,13 @@ Value Compiler::eval(const Expr& e, Ctx& ctx) {
     case ExprKind::TENSOR_ACCESS: fail(e.span, "a tensor access '|i|{...} -> ...' is only allowed as .tensor_access of @get_dsd");
     case ExprKind::IF_EXPR: {
       Value c = rvalue(eval(*e.args[0], ctx), e.args[0]->span, ctx);
-      if (c.is_comptime()) return eval(*e.args[to_bool(c, e.args[0]->span, "the condition") ? 1 : 2], ctx);
-      fail(e.span, "unsupported: 'if' expression with a run-time condition (use an if statement)");
+      if (c.is_comptime()) {
+        const bool yes = to_bool(c, e.args[0]->span, "the condition");
+        if (!yes && !e.args[2]) fail(e.span, "the condition of this 'if' expression is false and it has no 'else' branch");
+        return eval(*e.args[yes ? 1 : 2], ctx);
+      }
+      if (!e.args[2]) fail(e.span, "an 'if' expression with a run-time condition needs an 'else' branch");
+      return gen_if_expr(e, c, ctx);
     }
     case ExprKind::SWITCH: {
       Value x = rvalue(eval(*e.args[0], ctx), e.args[0]->span, ctx);

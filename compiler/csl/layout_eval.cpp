@@ -110,7 +110,9 @@ void Compiler::layout_builtin(const Expr& e, const std::string& n, std::vector<V
         for (size_t j = 0; j < v.st->names.size(); ++j) {
           if (v.st->names[j] == "rx") rc.rx = directions(v.st->values[j], e.args[3]->span, ".rx");
           else if (v.st->names[j] == "tx") rc.tx = directions(v.st->values[j], e.args[3]->span, ".tx");
-          else fail(e.args[3]->span, "unknown field ." + v.st->names[j] + " of .routes (rx, tx)");
+          else if (v.st->names[j] == "color_swap_x") rc.swap_x = to_bool(v.st->values[j], e.args[3]->span, ".color_swap_x");
+          else if (v.st->names[j] == "color_swap_y") rc.swap_y = to_bool(v.st->values[j], e.args[3]->span, ".color_swap_y");
+          else fail(e.args[3]->span, "unknown field ." + v.st->names[j] + " of .routes (rx, tx, color_swap_x, color_swap_y)");
         }
       } else if (k == "switches") {
         if (v.k != Value::K::STRUCT) fail(e.args[3]->span, ".switches must be a struct");
@@ -135,6 +137,18 @@ void Compiler::layout_builtin(const Expr& e, const std::string& n, std::vector<V
             fail(e.args[3]->span, "unsupported: switch setting ." + sk);
           }
         }
+      } else if (k == "filter") {
+        if (v.k != Value::K::STRUCT) fail(e.args[3]->span, ".filter must be .{ .kind = .{ .range = true }, .min_idx = A, .max_idx = B }");
+        const Value* kind = v.st->find("kind");
+        const Value* range = kind && kind->k == Value::K::STRUCT ? kind->st->find("range") : nullptr;
+        if (!range || !to_bool(*range, e.args[3]->span, ".kind.range"))
+          fail(e.args[3]->span, "unsupported: filter kinds other than .{ .range = true }");
+        const Value* lo = v.st->find("min_idx");
+        const Value* hi = v.st->find("max_idx");
+        if (!lo || !hi) fail(e.args[3]->span, "a range filter needs .min_idx and .max_idx");
+        rc.has_filter = true;
+        rc.filter_min = to_int(*lo, e.args[3]->span, ".min_idx");
+        rc.filter_max = to_int(*hi, e.args[3]->span, ".max_idx");
       } else {
         fail(e.args[3]->span, "unsupported: color configuration field ." + k);
       }
@@ -217,6 +231,9 @@ std::string Compiler::write_layout() {
           if (rc.ring_mode) line += " ring";
           line += " }";
         }
+        if (rc.has_filter) line += " filter [" + std::to_string(rc.filter_min) + ", " + std::to_string(rc.filter_max) + "]";
+        if (rc.swap_x) line += " swap_x";
+        if (rc.swap_y) line += " swap_y";
         line += " where x == " + std::to_string(rc.x - x) + " && y == " + std::to_string(rc.y - y);
         out.push_back(line);
       }

@@ -223,7 +223,16 @@ class Parser {
       expect("(", "after 'if'");
       s->value = expr();
       expect(")", "after the condition of 'if'");
-      s->body = block_or_statement("after 'if (...)'");
+      if (is("{")) {
+        s->body = block("after 'if (...)'");
+      } else if (is("return") || is("break") || is("continue") || is("if") || is("while") || is("for") ||
+                 is("const") || is("var") || is("comptime")) {
+        s->body.push_back(statement());
+      } else {
+        // `if (c) f() else g();` reads as in Zig: the branch before `else` takes no ';'.
+        s->body.push_back(simple_statement());
+        if (!is("else")) expect(";", "after the statement");
+      }
       if (accept("else")) {
         s->has_else = true;
         s->else_body = block_or_statement("after 'else'");
@@ -461,6 +470,11 @@ class Parser {
       if (t.text == "if") return if_expr();
       if (t.text == "switch") return switch_expr();
     }
+    if (is("{") && is_at(1, "}")) {  // `{}`: the void value, as in Zig
+      Span s = take().span;
+      take();
+      return node(ExprKind::UNDEFINED, s);
+    }
     if (is("(")) {
       take();
       ExprPtr e = expr();
@@ -616,8 +630,9 @@ class Parser {
     e->args.push_back(expr());
     expect(")", "after the condition");
     e->args.push_back(expr());
-    expect("else", "in an 'if' expression (it needs an 'else' branch)");
-    e->args.push_back(expr());
+    // CSL accepts a comptime `if` expression without `else`; reaching the missing branch is an
+    // error of the evaluation.
+    e->args.push_back(accept("else") ? expr() : nullptr);
     return e;
   }
 

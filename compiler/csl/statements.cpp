@@ -152,6 +152,12 @@ void Compiler::generate_functions(Program& p) {
       }
       scope.names[prm.name] = b;
     }
+    if (!fi->is_task && runtime_params > 0 && p.exported_functions.count(fi->label)) {
+      // A launched function's arguments: the memcpy firmware stores them at MEMCPY_ARGS.
+      if (!p.includes.count("memcpy.wsa")) fail(fn.span, "an exported function with parameters needs <memcpy/memcpy> (it passes the arguments)");
+      for (int k = 0; k < runtime_params; ++k)
+        emit(ctx, "ld32 r" + std::to_string(8 + k) + ", [MEMCPY_ARGS + " + std::to_string(4 * k) + "]", fn.span);
+    }
     if (fi->is_task && runtime_params > 0) {
       // A data task receives its wavelet in r0 (32 bits) or r1/r2 (the two 16-bit halves).
       TypeRef t0 = scope.names[fn.params[0].name].type;
@@ -241,28 +247,34 @@ static void gen_cond(Compiler& c, const Expr& e, const std::string& target, bool
 namespace {
 
 struct ElementRef {
-  GlobalVar* g = nullptr;
+  GlobalVar* g = nullptr;  // a global array, or null: an array at the address in base_reg
+  int base_reg = -1;
   int addr_reg = -1;       // byte offset register (relative to the array), or -1
   int64_t const_bytes = 0;
   TypeRef elem;
 };
 
 ElementRef element_ref(Compiler& c, const Value& base, const std::vector<Value>& idx, const std::vector<Span>& spans, Span at, Ctx& ctx) {
-  if (base.k != Value::K::GLOBAL || base.global->type->kind != TK::ARRAY)
-    fail(at, "only global arrays can be indexed at run time");
-  GlobalVar* g = base.global;
-  const std::vector<int64_t>& dims = g->type->dims;
-  if (idx.size() != dims.size()) fail(at, "'" + g->csl_name + "' has " + std::to_string(dims.size()) + " dimensions");
+  const bool place = base.k == Value::K::RUNTIME &&
+                     (base.type->kind == TK::ARRAY || base.type->kind == TK::MANY_PTR);
+  if (!place && (base.k != Value::K::GLOBAL || base.global->type->kind != TK::ARRAY))
+    fail(at, "only arrays and pointers to arrays can be indexed at run time");
+  GlobalVar* g = place ? nullptr : base.global;
+  const TypeRef& at_type = place ? base.type : g->type;
+  const std::vector<int64_t> dims = at_type->kind == TK::MANY_PTR ? std::vector<int64_t>{INT32_MAX} : at_type->dims;
+  const std::string name = g ? g->csl_name : "the pointed-to array";
+  if (idx.size() != dims.size()) fail(at, name + " has " + std::to_string(dims.size()) + " dimension" + (dims.size() == 1 ? "" : "s"));
   ElementRef r;
   r.g = g;
-  r.elem = g->type->elem;
+  r.base_reg = place ? int(base.i) : -1;
+  r.elem = at_type->elem;
   const int eb = r.elem->byte_size();
   // flat = ((i0 * d1 + i1) * d2 + i2) ...; comptime parts fold.
   Value flat;
   for (size_t d = 0; d < idx.size(); ++d) {
     Value i = c.rvalue(idx[d], at, ctx);
     if (i.k == Value::K::INT && (i.i < 0 || i.i >= dims[d]))
-      fail(d < spans.size() ? spans[d] : at, "index " + std::to_string(i.i) + " is out of bounds for '" + g->csl_name + "' (0.." + std::to_string(dims[d] - 1) + ")");
+      fail(d < spans.size() ? spans[d] : at, "index " + std::to_string(i.i) + " is out of bounds for '" + name + "' (0.." + std::to_string(dims[d] - 1) + ")");
     if (i.k == Value::K::RUNTIME && i.type->kind != TK::INT) fail(at, "an index must be an integer, found " + i.type->str());
     if (i.k != Value::K::RUNTIME && i.k != Value::K::INT) fail(at, "an index must be an integer");
     if (d == 0) {
@@ -283,12 +295,24 @@ ElementRef element_ref(Compiler& c, const Value& base, const std::vector<Value>&
     c.emit(ctx, "mov " + reg(t) + ", " + reg(r.addr_reg), at);
     r.addr_reg = t;
   }
+  if (!g) c.emit(ctx, "add " + reg(r.addr_reg) + ", " + reg(r.addr_reg) + ", " + reg(r.base_reg), at);
   return r;
 }
 
 std::string mem_operand(const ElementRef& r) {
+  if (!r.g) {
+    if (r.addr_reg >= 0) return "[" + reg(r.addr_reg) + "]";
+    return "[" + reg(r.base_reg) + (r.const_bytes ? " + " + std::to_string(r.const_bytes) : "") + "]";
+  }
   if (r.addr_reg < 0) return "[" + r.g->asm_name + (r.const_bytes ? " + " + std::to_string(r.const_bytes) : "") + "]";
   return "[" + reg(r.addr_reg) + " + " + r.g->asm_name + "]";
+}
+
+std::string load_mnemonic(const TypeRef& t, Span at) {
+  const int eb = t->byte_size();
+  if (eb == 4) return "ld32 ";
+  if (eb == 2) return t->kind == TK::INT && t->is_signed ? "ld16s " : "ld16 ";
+  fail(at, "unsupported: run-time access to a " + t->str());
 }
 
 }  // namespace
@@ -299,12 +323,21 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
   if (fn.k == Value::K::BUILTIN_NAME && fn.s == "__index_load") {
     std::vector<Value> idx(fn.st->values.begin() + 1, fn.st->values.end());
     ElementRef r = element_ref(*this, fn.st->values[0], idx, {}, at, ctx);
-    const int eb = r.elem->byte_size();
     const int rd = r.addr_reg >= 0 ? r.addr_reg : alloc_temp(ctx, at);
-    if (eb == 4) emit(ctx, "ld32 " + reg(rd) + ", " + mem_operand(r), at);
-    else if (eb == 2) emit(ctx, std::string(r.elem->kind == TK::INT && r.elem->is_signed ? "ld16s " : "ld16 ") + reg(rd) + ", " + mem_operand(r), at);
-    else fail(at, "unsupported: elements of " + r.elem->str());
+    emit(ctx, load_mnemonic(r.elem, at) + reg(rd) + ", " + mem_operand(r), at);
     return runtime(rd, r.elem);
+  }
+  if (fn.k == Value::K::BUILTIN_NAME && (fn.s == "__wsemu_coord" || fn.s == "__wsemu_tsc" || fn.s == "__wsemu_tsch")) {
+    const int rd = alloc_temp(ctx, at);
+    if (fn.s == "__wsemu_coord") emit(ctx, "coord " + reg(rd) + ", " + std::to_string(fn.st->values[0].i), at);
+    else emit(ctx, std::string(fn.s == "__wsemu_tsc" ? "tsc " : "tsch ") + reg(rd), at);
+    return runtime(rd, fn.s == "__wsemu_tsc" ? int_type(32, false) : int_type(16, false));
+  }
+  if (fn.k == Value::K::BUILTIN_NAME && fn.s == "__deref_load") {
+    const Value& p = fn.st->values[0];
+    const int rd = is_temp(int(p.i)) ? int(p.i) : alloc_temp(ctx, at);
+    emit(ctx, load_mnemonic(p.type->elem, at) + reg(rd) + ", [" + reg(int(p.i)) + "]", at);
+    return runtime(rd, p.type->elem);
   }
   if (fn.k == Value::K::BUILTIN_NAME) {
     // A DSD changed by @increment_dsd_offset / @set_dsd_* used as an operand: a scratch register.
@@ -491,10 +524,44 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
       if (find_binding(ctx, s.name)) fail(s.span, "'" + s.name + "' shadows a local of the same name");
       if (ctx.mod->decls.count(s.name)) fail(s.span, "local '" + s.name + "' shadows a declaration of the file");
       TypeRef t = s.type ? eval_type(*s.type, ctx) : nullptr;
-      if (t && t->kind == TK::ARRAY) fail(s.span, "unsupported: local arrays (declare the array at the top level of the file)");
       Value init;
       init.k = Value::K::UNDEFINED;
       if (s.value) init = eval(*s.value, ctx);
+      if ((t && t->kind == TK::ARRAY) || (!t && init.k == Value::K::STRUCT && init.type && init.type->kind == TK::ARRAY)) {
+        // A local array lives in static storage of its function (no recursion in CSL); each
+        // execution of the declaration stores its initial elements again.
+        TypeRef at = t ? t : init.type;
+        if (init.k != Value::K::UNDEFINED) init = coerce(init, at, s.value->span, ctx);
+        if (init.k != Value::K::UNDEFINED && init.k != Value::K::STRUCT) fail(s.span, "a local array needs an array initial value");
+        auto gv = std::make_unique<GlobalVar>();
+        gv->csl_name = s.name;
+        gv->asm_name = g.fi->label + "$" + s.name + std::to_string(g.p->label_counter++);
+        gv->type = at;
+        gv->mod = ctx.mod;
+        gv->span = s.span;
+        gv->init = init;
+        if (at->element_count() * at->elem->byte_size() > 48 * 1024) fail(s.span, "the local array does not fit in a PE's memory");
+        GlobalVar* raw = gv.get();
+        globals.push_back(std::move(gv));
+        g.p->globals.push_back(raw);
+        if (init.k == Value::K::STRUCT) {
+          const int64_t n = at->element_count();
+          if (n > 256) fail(s.span, "unsupported: a local array with more than 256 initialised elements (declare it at the top level)");
+          const int eb = at->elem->byte_size();
+          for (int64_t i = 0; i < n; ++i) {
+            const Value& v = init.st->values.size() == 1 && init.i == 1 ? init.st->values[0] : init.st->values[size_t(i)];
+            int r = value_reg(*this, v, at->elem, s.span, ctx);
+            emit(ctx, std::string(eb == 4 ? "st32 [" : "st16 [") + raw->asm_name + " + " + std::to_string(i * eb) + "], " + reg(r), s.span);
+            free_temp(ctx, r);
+          }
+        }
+        Binding b;
+        b.value.k = Value::K::GLOBAL;
+        b.value.global = raw;
+        b.value.type = at;
+        ctx.scope->names[s.name] = b;
+        return;
+      }
       if (init.k == Value::K::GLOBAL && init.global->type->kind != TK::ARRAY) init = rvalue(init, s.span, ctx);
       if (!t) t = init.type;
       if (!t) fail(s.span, "'" + s.name + "' needs a type");
@@ -619,14 +686,13 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
           idx.push_back(eval(*t.args[i], ctx));
           spans.push_back(t.args[i]->span);
         }
-        if (base.k != Value::K::GLOBAL) fail(t.span, "only elements of global arrays can be assigned");
+        base = rvalue(base, t.span, ctx);
+        if (base.k != Value::K::GLOBAL && base.k != Value::K::RUNTIME) fail(t.span, "only elements of arrays can be assigned");
         ElementRef r = element_ref(*this, base, idx, spans, t.span, ctx);
         Value v = eval(*s.value, ctx);
         if (!op.empty()) {
-          const int eb = r.elem->byte_size();
           const int cur = alloc_temp(ctx, t.span);
-          if (eb == 4) emit(ctx, "ld32 " + reg(cur) + ", " + mem_operand(r), t.span);
-          else emit(ctx, std::string(r.elem->kind == TK::INT && r.elem->is_signed ? "ld16s " : "ld16 ") + reg(cur) + ", " + mem_operand(r), t.span);
+          emit(ctx, load_mnemonic(r.elem, t.span) + reg(cur) + ", " + mem_operand(r), t.span);
           v = binary(op, runtime(cur, r.elem), rvalue(v, s.value->span, ctx), s.span, ctx);
         }
         v = coerce(v, r.elem, s.value->span, ctx);
@@ -634,6 +700,26 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
         const int eb = r.elem->byte_size();
         if (eb != 4 && eb != 2) fail(t.span, "unsupported: elements of " + r.elem->str());
         emit(ctx, std::string(eb == 4 ? "st32 " : "st16 ") + mem_operand(r) + ", " + reg(vr), s.span);
+        return;
+      }
+      if (t.kind == ExprKind::DEREF) {
+        Value p = rvalue(eval(*t.args[0], ctx), t.args[0]->span, ctx);
+        if (p.k == Value::K::POINTER) {
+          // A pointer known at comptime: the element itself.
+          if (p.global->type->kind == TK::ARRAY) fail(t.span, "unsupported: assigning through a comptime pointer into an array");
+        }
+        if (p.k != Value::K::RUNTIME || p.type->kind != TK::PTR || p.type->elem->kind == TK::ARRAY)
+          fail(t.span, "unsupported: assignment through this pointer");
+        const TypeRef et = p.type->elem;
+        Value v = eval(*s.value, ctx);
+        if (!op.empty()) {
+          const int cur = alloc_temp(ctx, t.span);
+          emit(ctx, load_mnemonic(et, t.span) + reg(cur) + ", [" + reg(int(p.i)) + "]", t.span);
+          v = binary(op, runtime(cur, et), rvalue(v, s.value->span, ctx), s.span, ctx);
+        }
+        v = coerce(v, et, s.value->span, ctx);
+        int vr = value_reg(*this, v, et, s.span, ctx);
+        emit(ctx, std::string(et->byte_size() == 4 ? "st32 [" : "st16 [") + reg(int(p.i)) + "], " + reg(vr), s.span);
         return;
       }
       fail(t.span, "unsupported: assignment to this kind of expression");
@@ -761,6 +847,27 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
       emit(ctx, "jmp " + g.loops.back().cont, s.span);
       return;
   }
+}
+
+Value Compiler::gen_if_expr(const Expr& e, const Value& cond, Ctx& ctx) {
+  (void)cond;
+  FnGen& g = *ctx.gen;
+  const std::string else_l = new_label(ctx, "ifx_else"), end_l = new_label(ctx, "ifx_end");
+  const int rd = alloc_temp(ctx, e.span);
+  gen_cond(*this, *e.args[0], else_l, false, ctx);
+  Value a = rvalue(eval(*e.args[1], ctx), e.args[1]->span, ctx);
+  TypeRef t = a.type;
+  if (a.k != Value::K::RUNTIME && t && t->kind == TK::COMPTIME_INT) t = int_type(32, true);
+  if (a.k != Value::K::RUNTIME && t && t->kind == TK::COMPTIME_FLOAT) t = float_type(32);
+  load_into(*this, rd, a, t, e.span, ctx);
+  g.temp_top = rd + 1;
+  emit(ctx, "jmp " + end_l, e.span);
+  g.p->code.push_back(else_l + ":");
+  Value b = coerce(rvalue(eval(*e.args[2], ctx), e.args[2]->span, ctx), t, e.args[2]->span, ctx);
+  load_into(*this, rd, b, t, e.span, ctx);
+  g.temp_top = rd + 1;
+  g.p->code.push_back(end_l + ":");
+  return runtime(rd, t);
 }
 
 }  // namespace wsemu::compiler::csl

@@ -107,5 +107,38 @@ TEST(CslGemv06, MatchesReferenceAndPrintsCycles) {
     }
 }
 
+// Data task, local task, @activate, global scalars and a run-time if: the east PE sums N values
+// that the west PE streams to it (tests/compiler/programs/tasks).
+TEST(CslTasks, DataTaskSumsTheStream) {
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    const int N = 7;
+    compiler::csl::CslOptions o;
+    o.layout_file = source_dir() + "/tests/compiler/programs/tasks/layout.csl";
+    o.arch = arch;
+    o.fabric_w = 4;
+    o.fabric_h = 3;
+    o.offset_x = 1;
+    o.offset_y = 1;
+    o.params = {{"N", std::to_string(N)}};
+    o.out_dir = (fs::temp_directory_path() / ("wsemu-csl-tasks-" + arch)).string();
+    auto r = compiler::csl::compile_csl(o);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    const xt::xarray<float> x = random_array({size_t(N)}, 7);
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    rt.memcpy_h2d("x", words(x), 0, 0, 1, 1, N);
+    rt.launch("send");
+    rt.run_until_quiescent();
+    std::vector<uint32_t> out(2, 0);
+    rt.memcpy_d2h(out, "result", 1, 0, 1, 1, 2);
+    const xt::xarray<float> got = floats(out, {2});
+    double want = 0;
+    for (float v : x) want += v;
+    EXPECT_NEAR(got(0), want, 1e-5);
+    EXPECT_EQ(got(1), float(N));
+  }
+}
+
 }  // namespace
 }  // namespace wsemu::testing

@@ -29,7 +29,7 @@ Exit status: 0 when the executable was written; 2 on a usage error or any error 
 
 struct CslcArgs {
   std::string layout, out_dir = "out", arch = "wse2", dims, offsets, west_buf, east_buf, channels = "1";
-  std::vector<std::string> params, import_paths;
+  std::vector<std::string> params, colors, import_paths;
   bool memcpy = false, verbose = false;
 };
 
@@ -67,6 +67,8 @@ bool parse_count(const std::string& text, int& v) {
 
 int run_cslc(const CslcArgs& a, const std::vector<std::string>& extras) {
   if (!extras.empty()) return usage("unexpected argument '" + extras[0] + "' (see wsemu cslc --help)");
+  std::string out_dir = a.out_dir;
+  if (!out_dir.empty() && out_dir[0] == '=') out_dir.erase(0, 1);  // `-o=out`, as the SDK's scripts write it
   if (a.layout.empty()) return usage("no layout file given (wsemu cslc layout.csl --fabric-dims=W,H ...)");
   compiler::csl::CslOptions o;
   o.layout_file = a.layout;
@@ -80,6 +82,20 @@ int run_cslc(const CslcArgs& a, const std::vector<std::string>& extras) {
     return usage("--channels=" + a.channels + ": expected 1..16");
   if (!a.west_buf.empty() && !parse_count(a.west_buf, o.width_west_buf)) return usage("--width-west-buf: expected a count");
   if (!a.east_buf.empty() && !parse_count(a.east_buf, o.width_east_buf)) return usage("--width-east-buf: expected a count");
+  for (const std::string& group : a.colors) {
+    size_t start = 0;
+    while (start <= group.size()) {
+      size_t end = group.find(',', start);
+      if (end == std::string::npos) end = group.size();
+      const std::string item = group.substr(start, end - start);
+      start = end + 1;
+      if (item.empty()) continue;
+      size_t colon = item.find(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
+        return usage("--colors " + item + ": expected NAME:COLOR (e.g. --colors=x_in:1)");
+      o.colors.emplace_back(item.substr(0, colon), item.substr(colon + 1));
+    }
+  }
   for (const std::string& group : a.params) {
     size_t start = 0;
     while (start <= group.size()) {
@@ -99,7 +115,7 @@ int run_cslc(const CslcArgs& a, const std::vector<std::string>& extras) {
   }
   o.import_paths = a.import_paths;
   o.memcpy = a.memcpy;
-  o.out_dir = a.out_dir;
+  o.out_dir = out_dir;
   o.asm_include_dirs.push_back(firmware::include_dir());
   compiler::csl::CslResult r = compiler::csl::compile_csl(o);
   for (const std::string& line : r.comptime_prints) std::printf("%s\n", line.c_str());
@@ -110,24 +126,25 @@ int run_cslc(const CslcArgs& a, const std::vector<std::string>& extras) {
   }
   namespace fs = std::filesystem;
   try {
-    compiler::save_executable(*r.executable, (fs::path(a.out_dir) / "out.wsx").string());
+    compiler::save_executable(*r.executable, (fs::path(out_dir) / "out.wsx").string());
     nlohmann::json j;
     j["params"] = nlohmann::json::object();
     for (const auto& [n, v] : o.params) j["params"][n] = v;
     j["colors"] = nlohmann::json::object();
+    for (const auto& [n, v] : o.colors) j["colors"][n] = v;
     j["arch"] = o.arch;
     j["fabric"] = {{"width", o.fabric_w}, {"height", o.fabric_h}, {"offset_x", o.offset_x}, {"offset_y", o.offset_y}};
-    std::ofstream out(fs::path(a.out_dir) / "out.json");
+    std::ofstream out(fs::path(out_dir) / "out.json");
     out << j.dump(2) << "\n";
-    if (!out) return usage("cannot write " + (fs::path(a.out_dir) / "out.json").string());
+    if (!out) return usage("cannot write " + (fs::path(out_dir) / "out.json").string());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "wsemu cslc: error: %s\n", e.what());
     return 2;
   }
   if (a.verbose)
-    std::printf("wsemu cslc: wrote %s/out.wsx in %.3f s: %s\n", a.out_dir.c_str(), r.seconds, r.summary.c_str());
+    std::printf("wsemu cslc: wrote %s/out.wsx in %.3f s: %s\n", out_dir.c_str(), r.seconds, r.summary.c_str());
   else
-    std::printf("wsemu cslc: wrote %s/out.wsx (%.3f s)\n", a.out_dir.c_str(), r.seconds);
+    std::printf("wsemu cslc: wrote %s/out.wsx (%.3f s)\n", out_dir.c_str(), r.seconds);
   return 0;
 }
 
@@ -142,6 +159,8 @@ const Register kCslc{Subcommand{
       app.add_option("--fabric-dims", args->dims, "Fabric size W,H (default: the kernel rectangle plus its offsets and one PE)");
       app.add_option("--fabric-offsets", args->offsets, "Position X,Y of the kernel rectangle (default 0,0)");
       app.add_option("--params", args->params, "Layout params NAME:VALUE[,NAME:VALUE...]; repeatable")
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+      app.add_option("--colors", args->colors, "Layout params of type color NAME:COLOR[,...]; repeatable")
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
       app.add_flag("--memcpy", args->memcpy, "Link the memcpy infrastructure (wsemu always links it where imported)");
       app.add_option("--channels", args->channels, "Host I/O channels 1..16 (default 1)");
