@@ -53,6 +53,21 @@ TEST_P(CslGemv01, MatchesReference) {
   std::vector<uint32_t> y(size_t(c.M), 0);
   rt.memcpy_d2h(y, "y", 0, 0, 1, 1, c.M);
   expect_close(floats(y, {size_t(c.M)}), gemv_reference(A, x, b), 1e-5, 1e-5, "y");
+  {
+    // The assembly version on the same inputs and host calls, for the kernel README's cycle row.
+    SdkRuntime ra(build_kernel("gemv-01-single-pe", {{"M", c.M}, {"N", c.N}}, c.arch));
+    ra.load();
+    ra.memcpy_h2d("A", words(A), 0, 0, 1, 1, c.M * c.N);
+    ra.memcpy_h2d("x", words(x), 0, 0, 1, 1, c.N);
+    ra.memcpy_h2d("b", words(b), 0, 0, 1, 1, c.M);
+    ra.launch("compute");
+    ra.run_until_quiescent();
+    std::vector<uint32_t> ya(size_t(c.M), 0);
+    ra.memcpy_d2h(ya, "y", 0, 0, 1, 1, c.M);
+    std::printf("gemv-01 %s %dx%d: cycles CSL %llu (launch %llu), assembly %llu (launch %llu)\n", c.arch.c_str(), c.M, c.N,
+                (unsigned long long)rt.cycles(), (unsigned long long)rt.stats().launch_cycles,
+                (unsigned long long)ra.cycles(), (unsigned long long)ra.stats().launch_cycles);
+  }
   // A second launch starts from column 0 again (the column DSD is a local).
   rt.launch("compute");
   rt.run_until_quiescent();
