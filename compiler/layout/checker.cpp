@@ -165,7 +165,10 @@ void Checker::check_declarations() {
     top_.define_constant(d.name, value);
     if (d.kind == DeclKind::PARAM) plan_.build_params.emplace_back(d.name, value);
   }
-  for (const auto& [name, value] : options_.params) {
+  for (const auto& param : options_.params) {
+    // Not a structured binding: clang 14 (the fuzz preset) cannot capture one in the lambda below.
+    const std::string& name = param.first;
+    const int64_t value = param.second;
     if (used_overrides.count(name)) continue;
     std::string params;
     for (const Decl& d : ast_.decls)
