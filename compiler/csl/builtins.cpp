@@ -1,6 +1,9 @@
 // The builtins (`@name(...)`): comptime ones evaluated here, layout ones handed to
 // layout_eval.cpp, run-time ones (vector operations, task control) to codegen.cpp.
+#include <cstring>
 #include <filesystem>
+
+#include "isa/fp16.hpp"
 
 #include "compiler/csl/compiler_impl.hpp"
 
@@ -333,6 +336,127 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     out.st = std::make_shared<StructValue>();
     if (n == "wsemu_coord") out.st->values.push_back(make_int(ci(0, "axis")));
     return gen_call(out, {}, e.span, ctx);
+  }
+  if (n == "bitcast") {
+    argc(2, 2);
+    TypeRef t = eval_type(*e.args[0], ctx);
+    Value v = rvalue(eval(*e.args[1], ctx), e.args[1]->span, ctx);
+    const int tb = t->byte_size();
+    if ((t->kind != TK::INT && t->kind != TK::FLOAT) || (tb != 2 && tb != 4))
+      fail(e.args[0]->span, "@bitcast converts between 16- and 32-bit integer and float types");
+    if (v.k == K::RUNTIME) {
+      if (v.type->byte_size() != tb) fail(e.span, "@bitcast from " + v.type->str() + " to " + t->str() + ": the sizes differ");
+      Value r = v;
+      r.type = t;  // the register holds the bits either way
+      return r;
+    }
+    if (!v.type || (v.type->kind != TK::INT && v.type->kind != TK::FLOAT) || v.type->byte_size() != tb)
+      fail(e.args[1]->span, "@bitcast needs a value of a sized type (" + std::to_string(tb * 8) + " bits), e.g. @as(f32, 1.0)");
+    uint64_t bits = 0;
+    if (v.k == K::FLOAT) {
+      if (tb == 4) {
+        float f = float(v.f);
+        uint32_t u;
+        std::memcpy(&u, &f, 4);
+        bits = u;
+      } else {
+        bits = isa::fp32_to_fp16(float(v.f));
+      }
+    } else {
+      bits = uint64_t(v.i) & (tb == 4 ? 0xFFFFFFFFull : 0xFFFFull);
+    }
+    if (t->kind == TK::FLOAT) {
+      if (tb == 4) {
+        uint32_t u = uint32_t(bits);
+        float f;
+        std::memcpy(&f, &u, 4);
+        return make_float(f, t);
+      }
+      return make_float(isa::fp16_to_fp32(uint16_t(bits)), t);
+    }
+    int64_t x = int64_t(bits);
+    if (t->is_signed && (bits >> (tb * 8 - 1)) & 1) x -= int64_t(1) << (tb * 8);
+    return make_int(x, t);
+  }
+  if (n == "ptrcast") {
+    argc(2, 2);
+    TypeRef t = eval_type(*e.args[0], ctx);
+    Value v = eval_comptime(*e.args[1], ctx, "the pointer of @ptrcast");
+    if (v.k != K::POINTER || (t->kind != TK::PTR && t->kind != TK::MANY_PTR))
+      fail(e.span, "unsupported: @ptrcast of anything but a comptime pointer to a global, to a pointer type");
+    Value r = v;
+    r.type = t;
+    return r;
+  }
+  if (n == "allocate_fifo") {
+    argc(1, 1);
+    Value b = eval(*e.args[0], ctx);
+    if (b.k != K::GLOBAL || b.global->type->kind != TK::ARRAY || b.global->type->dims.size() != 1)
+      fail(e.args[0]->span, "@allocate_fifo needs a one-dimensional global array (its buffer)");
+    auto d = std::make_shared<DsdValue>();
+    d->kind = "fifo";
+    d->base = b.global;
+    d->elem_bits = b.global->type->elem->byte_size() == 2 ? 16 : 32;
+    d->extents = {b.global->type->dims[0]};
+    d->strides = {1};
+    Value v;
+    v.k = K::DSD;
+    v.dsd = d;
+    auto t = std::make_shared<Type>();
+    t->kind = TK::DSD;
+    t->dsd_kind = "fifo";
+    v.type = t;
+    return v;
+  }
+  if (n == "get_dsr") {
+    argc(2, 2);
+    TypeRef kind = eval_type(*e.args[0], ctx);
+    const int64_t id = ci(1, "register number");
+    if (kind->kind != TK::DSR) fail(e.args[0]->span, "@get_dsr needs dsr_dest, dsr_src0 or dsr_src1");
+    if (id < 0 || id > 31) fail(e.args[1]->span, "DSR number " + std::to_string(id) + " is out of range");
+    if (!ctx.mod || !ctx.mod->program) fail(e.span, "@get_dsr belongs in a PE program");
+    Program& p = *ctx.mod->program;
+    // Each (file, number) of CSL gets its own wsemu descriptor register (one register file here).
+    const std::string key = "dsr|" + kind->name + "|" + std::to_string(id);
+    auto it = p.dsd_templates.find(key);
+    std::string r;
+    if (it != p.dsd_templates.end()) {
+      r = it->second;
+    } else {
+      r = alloc_dsr(p, e.span);
+      p.dsd_templates[key] = r;
+      p.plain_dsrs.push_back(r);
+    }
+    Value v;
+    v.k = K::DSR_VAR;
+    v.s = r;
+    v.type = kind;
+    return v;
+  }
+  if (n == "load_to_dsr") {
+    argc(2, 3);
+    if (!ctx.gen) fail(e.span, "@load_to_dsr is a run-time operation; call it inside a function or task");
+    Value r = eval(*e.args[0], ctx);
+    if (r.k != K::DSR_VAR || !r.type || r.type->kind != TK::DSR) fail(e.args[0]->span, "@load_to_dsr needs a DSR from @get_dsr");
+    Value d = eval(*e.args[1], ctx);
+    emit(ctx, "dsdcopy " + r.s + ", " + dsd_operand(d, e.args[1]->span, ctx), e.span);
+    if (e.args.size() == 3) {
+      // wsemu loads a DSR in one cycle: an asynchronous load is complete when the next
+      // instruction starts, so its completion action happens right away.
+      Value o = ct(2, "options");
+      if (o.k != K::STRUCT) fail(e.args[2]->span, "the options must be a struct");
+      for (size_t i = 0; i < o.st->names.size(); ++i) {
+        const std::string& k = o.st->names[i];
+        const Value& v = o.st->values[i];
+        if (k == "async" || k == "save_address") continue;
+        if ((k == "activate" || k == "unblock") && v.k == K::TASK_ID) {
+          emit(ctx, k + " " + std::to_string(v.i), e.span);
+          continue;
+        }
+        fail(e.args[2]->span, "unsupported: option ." + k + " of @load_to_dsr");
+      }
+    }
+    return none;
   }
   if (n == "range") fail(e.span, "@range is only allowed as the range of a 'for' loop");
   fail(e.span, "unsupported builtin '@" + n + "'");

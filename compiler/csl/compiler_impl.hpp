@@ -66,6 +66,7 @@ struct Program {
   std::map<std::string, std::string> dsd_templates;  // DsdValue::key -> register name
   // Registers with an initial descriptor (templates, DSD vars, DSD locals), in declaration order.
   std::vector<std::pair<std::string, std::shared_ptr<DsdValue>>> dsd_regs;
+  std::vector<std::string> plain_dsrs;  // @get_dsr registers: no initial descriptor
   int next_dsr = 0;
   std::vector<std::string> directives;  // .task, .iqinit, .export, ...
   std::vector<std::string> code;

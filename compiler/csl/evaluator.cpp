@@ -211,6 +211,13 @@ bool builtin_type(const std::string& name, Value& out) {
       {"ut_id", TK::UT_ID}, {"direction", TK::DIRECTION}};
   auto it = kinds.find(name);
   if (it != kinds.end()) return out = type_named(it->second), true;
+  if (name == "dsr_dest" || name == "dsr_src0" || name == "dsr_src1") {
+    auto t = std::make_shared<Type>();
+    t->kind = TK::DSR;
+    t->name = name;
+    out = make_type_value(t);
+    return true;
+  }
   if (name == "mem1d_dsd" || name == "mem4d_dsd" || name == "fabin_dsd" || name == "fabout_dsd") {
     auto t = std::make_shared<Type>();
     t->kind = TK::DSD;

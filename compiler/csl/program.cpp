@@ -90,6 +90,7 @@ std::string dsd_text(const DsdValue& d) {
     return "mem4d" + w + "(" + base + ", [" + e + "], [" + s + "])";
   }
   const int64_t len = d.extents.empty() ? 0 : d.extents[0];
+  if (d.kind == "fifo") return "fifo(" + d.base->asm_name + ", " + std::to_string(len) + ")";
   if (d.kind == "fabin_dsd") return "fabin" + w + "(" + std::to_string(d.color) + ", " + std::to_string(d.queue) + ", " + std::to_string(len) + ")";
   std::string s = "fabout" + w + "(" + std::to_string(d.color) + ", " + std::to_string(d.queue) + ", " + std::to_string(len);
   if (d.control) s += ", control=1";
@@ -147,6 +148,7 @@ std::string Compiler::write_program(Program& p) {
   for (const auto& [host, sym] : p.exported_symbols) out.push_back(".export " + sym);
   for (const std::string& f : p.exported_functions) out.push_back(".export " + f);
   for (const auto& [reg, d] : p.dsd_regs) out.push_back(".dsd " + reg + " = " + dsd_text(*d));
+  for (const std::string& r : p.plain_dsrs) out.push_back(".dsd " + r + " = mem1d(0, 1)");
   for (int i = 0; i < 4; ++i) out.push_back(".dsd dsd_scratch" + std::to_string(i) + " = mem1d(0, 1) @ d" + std::to_string(36 + i));
   for (const auto& [q, c] : p.input_queue_colors) out.push_back(".iqinit " + std::to_string(q) + ", " + std::to_string(c));
   for (const auto& [q, c] : p.output_queue_colors) out.push_back(".oqinit " + std::to_string(q) + ", " + std::to_string(c));
