@@ -7,7 +7,7 @@ include(CMakePackageConfigHelpers)
 
 install(TARGETS wsemu wsemu-memoryx wsemu-swarmx RUNTIME DESTINATION bin)
 
-foreach(folder isa emulator firmware compiler runtime)
+foreach(folder isa emulator inspect firmware compiler runtime)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${folder} DESTINATION include/wsemu
     FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h" PATTERN "*.def"
     PATTERN "python" EXCLUDE)

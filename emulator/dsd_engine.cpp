@@ -31,20 +31,6 @@ uint32_t u32(float f) { return std::bit_cast<uint32_t>(f); }
 float h(uint32_t v) { return isa::fp16_to_fp32(uint16_t(v)); }
 uint32_t hb(float f) { return isa::fp32_to_fp16(f); }
 
-// Element width of operand i (0 = destination) of a vector opcode.
-uint8_t operand_bits(Opcode op, int i) {
-  switch (op) {
-    case Opcode::FMACS: case Opcode::FADDS: case Opcode::FSUBS: case Opcode::FMULS:
-    case Opcode::FMOVS: case Opcode::FNEGS: case Opcode::FMAXS: case Opcode::FABSS:
-    case Opcode::MOV32:
-      return 32;
-    case Opcode::FH2S: return i == 0 ? 32 : 16;
-    case Opcode::FS2H: return i == 0 ? 16 : 32;
-    case Opcode::FMACHS: return i <= 1 ? 32 : 16;
-    default: return 16;
-  }
-}
-
 // fp32 results are computed in fp32; fp16 results are computed in fp32 and rounded to fp16
 // (exact for add, sub, mul; fmach rounds twice). fmacs/fmach/fmachs are fused.
 uint32_t compute(Opcode op, uint32_t a, uint32_t b, uint32_t c, uint32_t& carry) {
@@ -173,7 +159,7 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
   int first_ring = -1;  // a circular buffer gives the length only when nothing else does
   for (int i = 0; i < info.num_operands; ++i) {
     VectorOperand& v = op.operands[i];
-    v = resolve_operand(insn.operands[i], i == 0, operand_bits(insn.op, i));
+    v = resolve_operand(insn.operands[i], i == 0, uint8_t(isa::element_bits(info, i)));
     if (v.kind == Kind::FABIN || v.kind == Kind::FABOUT || v.kind == Kind::FIFO) op.streaming = true;
     if (v.kind == Kind::MEM && v.d.kind == DsdKind::CIRCBUF && first_ring < 0) first_ring = i;
     if (v.kind == Kind::REG || v.kind == Kind::FIFO || v.d.kind == DsdKind::CIRCBUF) continue;

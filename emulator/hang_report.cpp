@@ -10,7 +10,7 @@
 #include <numeric>
 #include <set>
 
-#include "isa/assembler.hpp"
+#include "isa/disassembler.hpp"
 #include "emulator/wafer.hpp"
 
 namespace wsemu::emu {

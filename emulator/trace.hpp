@@ -1,4 +1,5 @@
-// Tracing hooks: a narrow event-sink interface for the trace recorder of a later issue.
+// Tracing hooks: the event types and a narrow event-sink interface; the trace file, its
+// reader and views are the inspection library's (inspect/trace/).
 //
 // Contract: the wafer calls an EventSink only when one is installed (Wafer::set_event_sink);
 // with none installed no event is built, so tracing off costs one predictable branch per

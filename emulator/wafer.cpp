@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "isa/assembler.hpp"
+#include "isa/disassembler.hpp"
 
 namespace wsemu::emu {
 

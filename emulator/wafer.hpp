@@ -12,7 +12,9 @@
 //   (a cycle in which nothing could make progress while work is pending); it never throws for
 //   a kernel's mistakes and never waits a hang out.
 // - Host-side configuration calls throw FaultError(CONFIGURATION_ERROR) on bad arguments.
-// - State is plain data (indices, not pointers), so a wafer can be copied as a snapshot.
+// - State is plain data (indices into the wafer's own tables, not pointers between tiles). The
+//   Wafer itself is not copyable (it owns a thread pool and the host's sinks); there are no
+//   snapshots yet: the debugger replays a run from its start instead.
 // Nothing here opens files or prints; the run log goes to a sink the host installs.
 #pragma once
 

@@ -1,9 +1,8 @@
-// The assembler: .wsa text to an ObjectImage, and the disassembler back.
+// The assembler: .wsa text to an ObjectImage (the way back is isa/disassembler.hpp).
 //
 // Contract: assemble() never throws on bad input and never hangs; every problem becomes a
 // Diagnostic with file:line:col, collected in one pass where later errors still make sense.
-// An object is returned only when there are no errors. disassemble() prints text that
-// assemble() turns back into an identical ObjectImage (source_lines aside).
+// An object is returned only when there are no errors.
 #pragma once
 
 #include <cstdint>
@@ -42,11 +41,5 @@ struct AssembleResult {
 AssembleResult assemble(std::string_view source, std::string_view file_name,
                         const AssembleOptions& options = {});
 AssembleResult assemble_file(const std::string& path, const AssembleOptions& options = {});
-
-// One instruction in assembly syntax. With a program, labels, descriptor and string names are
-// printed symbolically where known.
-std::string format_instruction(const Instruction& insn, const ObjectImage* program = nullptr);
-
-std::string disassemble(const ObjectImage& program);
 
 }  // namespace wsemu::isa

@@ -13,6 +13,7 @@
 
 #include "isa/asm/lexer.hpp"
 #include "isa/assembler.hpp"
+#include "isa/disassembler.hpp"
 #include "isa/fp16.hpp"
 
 namespace wsemu::isa {

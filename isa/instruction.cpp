@@ -12,8 +12,10 @@ constexpr int kAsyncBits = 12;  // 1 async + 3 microthread + 2 on_done + 6 task
 static_assert(kAsyncBits == 1 + 3 + 2 + 6, "the completion field of vector operations");
 
 constexpr InsnInfo make_info(Opcode id, std::string_view mnem, uint16_t enc, Timing t,
-                             std::string_view desc, std::initializer_list<OperandKind> ops) {
-  InsnInfo info{id, mnem, enc, t, desc, static_cast<uint8_t>(ops.size()), {}};
+                             std::string_view desc, std::initializer_list<OperandKind> ops,
+                             int dst_bits = 0, int src_bits = 0) {
+  InsnInfo info{id, mnem, enc, t, desc, static_cast<uint8_t>(ops.size()), {},
+                static_cast<uint8_t>(dst_bits), static_cast<uint8_t>(src_bits)};
   int i = 0;
   for (OperandKind k : ops) info.operands[i++] = k;
   return info;
@@ -25,14 +27,22 @@ using enum Timing;
 const InsnInfo kTable[] = {
 #define INSN(id, mnem, opc, timing, desc, ...) \
   make_info(Opcode::id, mnem, opc, timing, desc, {__VA_ARGS__}),
+#define VINSN(id, mnem, opc, dst_bits, src_bits, desc, ...) \
+  make_info(Opcode::id, mnem, opc, V_##id, desc, {__VA_ARGS__}, dst_bits, src_bits),
 #include "isa/isa.def"
+#undef VINSN
 #undef INSN
 };
 
 constexpr std::string_view kTimingNames[] = {
 #define WSEMU_X(name) #name,
-    WSEMU_TIMING_CLASSES(WSEMU_X)
+    WSEMU_SCALAR_TIMING_CLASSES(WSEMU_X)
 #undef WSEMU_X
+#define INSN(id, mnem, opc, timing, desc, ...)
+#define VINSN(id, mnem, opc, dst_bits, src_bits, desc, ...) "V_" #id,
+#include "isa/isa.def"
+#undef VINSN
+#undef INSN
 };
 
 int64_t sign_extend(uint64_t v, int bits) {
@@ -219,6 +229,11 @@ std::string_view operand_kind_name(OperandKind kind) {
 std::string_view timing_name(Timing t) { return kTimingNames[static_cast<int>(t)]; }
 
 bool is_vector(Timing t) { return timing_name(t).starts_with("V_"); }
+
+int element_bits(const InsnInfo& info, int operand) {
+  const bool accumulator = operand == 1 && info.num_operands == 4;
+  return operand == 0 || accumulator ? info.dst_bits : info.src_bits;
+}
 
 std::span<const InsnInfo> instruction_table() { return kTable; }
 

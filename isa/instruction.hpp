@@ -48,24 +48,31 @@ int operand_width(OperandKind kind);
 std::string_view operand_kind_name(OperandKind kind);
 
 // Timing classes: scalar classes cost cycles, vector classes stream at a SIMD width. The
-// numbers live in the architecture profile, never here.
-#define WSEMU_TIMING_CLASSES(X)                                                              \
+// numbers live in the architecture profile, never here. Each vector operation has its own
+// class, V_<Id>, derived from its VINSN row of isa.def.
+#define WSEMU_SCALAR_TIMING_CLASSES(X)                                                       \
   X(SCALAR) X(MULDIV) X(SCALAR_FP) X(SCALAR_FPDIV) X(BRANCH) X(LOAD) X(STORE) X(DSD) X(TASK) \
-  X(QUEUE) X(FABRIC) X(DEBUG)                                                                \
-  X(V_FMACS) X(V_FADDS) X(V_FSUBS) X(V_FMULS) X(V_FMOVS) X(V_FNEGS) X(V_FMAXS) X(V_FABSS)    \
-  X(V_FH2S) X(V_FS2H) X(V_FMACH) X(V_FMACHS) X(V_FADDH) X(V_FSUBH) X(V_FMULH) X(V_FMOVH)     \
-  X(V_FNEGH) X(V_FMAXH) X(V_FABSH) X(V_MOV16) X(V_MOV32) X(V_ADD16) X(V_SUB16) X(V_AND16)    \
-  X(V_OR16) X(V_XOR16) X(V_SLL16) X(V_SLR16) X(V_SAR16) X(V_ADDC16)
+  X(QUEUE) X(FABRIC) X(DEBUG)
 
 enum class Timing : uint8_t {
 #define WSEMU_X(name) name,
-  WSEMU_TIMING_CLASSES(WSEMU_X)
+  WSEMU_SCALAR_TIMING_CLASSES(WSEMU_X)
 #undef WSEMU_X
+#define INSN(id, mnem, opc, timing, desc, ...)
+#define VINSN(id, mnem, opc, dst_bits, src_bits, desc, ...) V_##id,
+#include "isa/isa.def"
+#undef VINSN
+#undef INSN
 };
 constexpr int kNumTimingClasses = 0
 #define WSEMU_X(name) +1
-    WSEMU_TIMING_CLASSES(WSEMU_X)
+    WSEMU_SCALAR_TIMING_CLASSES(WSEMU_X)
 #undef WSEMU_X
+#define INSN(id, mnem, opc, timing, desc, ...)
+#define VINSN(id, mnem, opc, dst_bits, src_bits, desc, ...) +1
+#include "isa/isa.def"
+#undef VINSN
+#undef INSN
     ;
 std::string_view timing_name(Timing t);
 bool is_vector(Timing t);
@@ -86,7 +93,14 @@ struct InsnInfo {
   std::string_view description;
   uint8_t num_operands;
   std::array<OperandKind, kMaxOperands> operands;
+  uint8_t dst_bits = 0;  // vector operations: element width of the destination (16 or 32)
+  uint8_t src_bits = 0;  // and of the sources; 0 for scalar operations
 };
+
+// The element width (16 or 32 bits) a vector operation reads or writes through operand i
+// (0: the destination). The first source of a multiply-add is the accumulator and has the
+// destination's width (isa.def).
+int element_bits(const InsnInfo& info, int operand);
 
 // The whole table, in isa.def order, indexed by static_cast<int>(Opcode).
 std::span<const InsnInfo> instruction_table();

@@ -1,5 +1,5 @@
 // The `wsemu._wsemu` extension: a thin pybind11 layer over runtime/host's SdkRuntime, with the
-// trace recorder of emulator/trace. The SDK-shaped Python API (argument forms, numpy dtypes,
+// trace recorder of inspect/trace. The SDK-shaped Python API (argument forms, numpy dtypes,
 // task handles) is the pure-Python package around it (runtime/python/wsemu/).
 //
 // Contract: every host call takes and returns plain data (str, int, contiguous uint32 numpy
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "compiler/executable/executable_io.hpp"
-#include "emulator/trace/trace_writer.hpp"
+#include "inspect/trace/trace_writer.hpp"
 #include "isa/object.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 

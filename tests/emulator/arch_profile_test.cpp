@@ -11,6 +11,40 @@ namespace {
 
 using isa::Timing;
 
+// A vector operation added to isa.def without its SIMD widths in the profile table would run
+// at a made-up width; every vector timing class must have one on both architectures.
+TEST(ArchProfile, EveryVectorOperationOfTheTableHasASimdWidth) {
+  int vector_classes = 0;
+  for (const isa::InsnInfo& in : isa::instruction_table()) {
+    if (!isa::is_vector(in.timing)) continue;
+    ++vector_classes;
+    EXPECT_GT(arch_profile("wse2").simd_width(in.timing), 0) << in.mnemonic;
+    EXPECT_GT(arch_profile("wse3").simd_width(in.timing), 0) << in.mnemonic;
+    EXPECT_TRUE(in.dst_bits == 16 || in.dst_bits == 32) << in.mnemonic;
+    EXPECT_TRUE(in.src_bits == 16 || in.src_bits == 32) << in.mnemonic;
+  }
+  EXPECT_EQ(vector_classes, 30);
+}
+
+// The element widths come from the table: fp32 ops read and write 32 bits, fp16 and integer
+// ops 16, conversions one of each, and the mixed multiply-add accumulates in fp32.
+TEST(ArchProfile, ElementWidthsComeFromTheTable) {
+  using isa::Opcode;
+  auto bits = [](Opcode op, int i) { return isa::element_bits(isa::info(op), i); };
+  EXPECT_EQ(bits(Opcode::FMACS, 0), 32);
+  EXPECT_EQ(bits(Opcode::FMACS, 3), 32);
+  EXPECT_EQ(bits(Opcode::FADDH, 1), 16);
+  EXPECT_EQ(bits(Opcode::FH2S, 0), 32);
+  EXPECT_EQ(bits(Opcode::FH2S, 1), 16);
+  EXPECT_EQ(bits(Opcode::FS2H, 0), 16);
+  EXPECT_EQ(bits(Opcode::FS2H, 1), 32);
+  EXPECT_EQ(bits(Opcode::FMACHS, 0), 32);
+  EXPECT_EQ(bits(Opcode::FMACHS, 1), 32);  // the fp32 accumulator
+  EXPECT_EQ(bits(Opcode::FMACHS, 2), 16);
+  EXPECT_EQ(bits(Opcode::MOV32, 1), 32);
+  EXPECT_EQ(bits(Opcode::ADDC16, 2), 16);
+}
+
 TEST(ArchProfile, Wse2NumbersFromTheReference) {
   const ArchProfile& p = arch_profile("wse2");
   EXPECT_EQ(p.sram_bytes, 48u * 1024);

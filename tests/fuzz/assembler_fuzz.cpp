@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "isa/assembler.hpp"
+#include "isa/disassembler.hpp"
 #include "isa/object_io.hpp"
 
 namespace {

@@ -12,9 +12,9 @@
 #include <sstream>
 #include <string>
 
-#include "emulator/trace/trace_format.hpp"
-#include "emulator/trace/trace_reader.hpp"
-#include "emulator/trace/trace_views.hpp"
+#include "inspect/trace/trace_format.hpp"
+#include "inspect/trace/trace_reader.hpp"
+#include "inspect/trace/trace_views.hpp"
 
 namespace {
 

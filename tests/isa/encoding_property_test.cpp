@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "isa/assembler.hpp"
+#include "isa/disassembler.hpp"
 #include "isa/instruction.hpp"
 #include "tests/isa/test_support.hpp"
 

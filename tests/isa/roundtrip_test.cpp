@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "isa/assembler.hpp"
+#include "isa/disassembler.hpp"
 #include "tests/isa/test_support.hpp"
 
 namespace wsemu::isa {

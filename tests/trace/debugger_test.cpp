@@ -5,7 +5,7 @@
 
 #include <sstream>
 
-#include "runtime/debug/debugger.hpp"
+#include "inspect/debug/debugger.hpp"
 #include "tests/trace/trace_test_support.hpp"
 
 namespace wsemu::testing {

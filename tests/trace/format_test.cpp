@@ -7,9 +7,9 @@
 
 #include <fstream>
 
-#include "emulator/trace/trace_format.hpp"
-#include "emulator/trace/trace_reader.hpp"
-#include "emulator/trace/trace_writer.hpp"
+#include "inspect/trace/trace_format.hpp"
+#include "inspect/trace/trace_reader.hpp"
+#include "inspect/trace/trace_writer.hpp"
 #include "tests/trace/trace_test_support.hpp"
 
 namespace wsemu::testing {

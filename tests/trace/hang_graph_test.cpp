@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "emulator/trace/trace_reader.hpp"
-#include "emulator/trace/trace_views.hpp"
-#include "emulator/trace/trace_writer.hpp"
-#include "emulator/trace/wait_for_graph.hpp"
+#include "inspect/trace/trace_reader.hpp"
+#include "inspect/trace/trace_views.hpp"
+#include "inspect/trace/trace_writer.hpp"
+#include "inspect/trace/wait_for_graph.hpp"
 #include "tests/trace/trace_test_support.hpp"
 
 namespace wsemu::testing {

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <regex>
 
-#include "emulator/trace/trace_reader.hpp"
-#include "emulator/trace/trace_views.hpp"
-#include "emulator/trace/trace_writer.hpp"
+#include "inspect/trace/trace_reader.hpp"
+#include "inspect/trace/trace_views.hpp"
+#include "inspect/trace/trace_writer.hpp"
 #include "tests/trace/trace_test_support.hpp"
 
 namespace wsemu::testing {

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "emulator/trace/trace_reader.hpp"
+#include "inspect/trace/trace_reader.hpp"
 #include "runtime/npy/npy.hpp"
 #include "tests/trace/trace_test_support.hpp"
 

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "emulator/arch_profile.hpp"
-#include "emulator/trace/trace_writer.hpp"
+#include "inspect/trace/trace_writer.hpp"
 #include "emulator/wafer.hpp"
 #include "isa/assembler.hpp"
 

@@ -1,4 +1,4 @@
-// `wsemu debug kernel.wsx`: the debugger (runtime/debug/debugger.hpp) on a kernel loaded by the
+// `wsemu debug kernel.wsx`: the debugger (inspect/debug/debugger.hpp) on a kernel loaded by the
 // host runtime, with its inputs copied in.
 //
 // Why `run` replays: the host runtime drives the launch itself (it pushes the launch through the
@@ -14,8 +14,8 @@
 #include <iostream>
 #include <sstream>
 
-#include "runtime/debug/debugger.hpp"
-#include "runtime/debug/line_editor.hpp"
+#include "inspect/debug/debugger.hpp"
+#include "inspect/debug/line_editor.hpp"
 #include "tools/wsemu/kernel_cli.hpp"
 #include "tools/wsemu/subcommand.hpp"
 

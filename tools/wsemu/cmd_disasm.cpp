@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "isa/assembler.hpp"
+#include "isa/disassembler.hpp"
 #include "isa/object_io.hpp"
 #include "tools/wsemu/subcommand.hpp"
 

@@ -8,9 +8,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "emulator/trace/trace_reader.hpp"
-#include "emulator/trace/trace_views.hpp"
-#include "emulator/trace/trace_writer.hpp"
+#include "inspect/trace/trace_reader.hpp"
+#include "inspect/trace/trace_views.hpp"
+#include "inspect/trace/trace_writer.hpp"
 #include "tools/wsemu/subcommand.hpp"
 #include "tools/wsemu/trace_options.hpp"
 
@@ -112,7 +112,8 @@ Views:
   text      one line per event: "@1234 P3.2 hop E c4 0x3f800000" (filters below)
   perfetto  Chrome trace-event JSON for ui.perfetto.dev or chrome://tracing: a track per PE and
             per link, flows following each wavelet
-  heatmap   PNG of link utilization per direction (N, E, S, W panels); --colors: a row per color
+  heatmap   PNG of link utilization and backpressure per exit (N, E, S, W, core panels), PEs
+            labelled by x and y; --colors: the two rows per color
   html      one self-contained offline page: fabric grid with link loads, a cycle slider, per-PE
             task timeline and instruction trace, the hang's wait-for graph
   hang      the hang's wait-for graph as text (--dot: Graphviz)

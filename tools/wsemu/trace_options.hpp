@@ -2,7 +2,7 @@
 // the recorder's life around a host-runtime session. Defined in cmd_trace.cpp.
 //
 // Contract: add_trace_options() adds --trace FILE, --trace-events, --trace-rect,
-// --trace-colors and --trace-cycles (spellings in emulator/trace/README.md). Without --trace
+// --trace-colors and --trace-cycles (spellings in inspect/trace/README.md). Without --trace
 // nothing is recorded and nothing costs anything. start_trace_recording() loads the runtime
 // if needed, checks the options (a bad one is a HostError(USAGE) before anything runs) and
 // installs the recorder on the wafer; finish_trace_recording() closes the file with the end

@@ -1,4 +1,4 @@
-#include "emulator/trace/wait_for_graph.hpp"
+#include "inspect/trace/wait_for_graph.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "emulator/trace/trace_filter.hpp"
+#include "inspect/trace/trace_filter.hpp"
 #include "emulator/wafer.hpp"
 
 namespace wsemu::trace {

@@ -4,7 +4,7 @@
 #include <ostream>
 
 #include "emulator/queues.hpp"
-#include "emulator/trace/trace_views.hpp"
+#include "inspect/trace/trace_views.hpp"
 #include "emulator/wavelet.hpp"
 
 namespace wsemu::trace {

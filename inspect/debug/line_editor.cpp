@@ -1,4 +1,4 @@
-#include "runtime/debug/line_editor.hpp"
+#include "inspect/debug/line_editor.hpp"
 
 #include <signal.h>
 #include <termios.h>

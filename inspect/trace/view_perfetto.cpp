@@ -20,7 +20,7 @@
 #include <unordered_set>
 
 #include "emulator/queues.hpp"
-#include "emulator/trace/trace_views.hpp"
+#include "inspect/trace/trace_views.hpp"
 #include "emulator/wavelet.hpp"
 
 namespace wsemu::trace {

@@ -1,4 +1,4 @@
-#include "emulator/trace/trace_writer.hpp"
+#include "inspect/trace/trace_writer.hpp"
 
 #include <fmt/format.h>
 
@@ -9,8 +9,8 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "emulator/trace/trace_programs.hpp"
-#include "emulator/trace/wait_for_graph.hpp"
+#include "inspect/trace/trace_programs.hpp"
+#include "inspect/trace/wait_for_graph.hpp"
 
 namespace wsemu::trace {
 

@@ -10,9 +10,9 @@
 
 #include "isa/fp16.hpp"
 #include "emulator/queues.hpp"
-#include "emulator/trace/wait_for_graph.hpp"
-#include "isa/assembler.hpp"
-#include "runtime/debug/debugger.hpp"
+#include "inspect/trace/wait_for_graph.hpp"
+#include "isa/disassembler.hpp"
+#include "inspect/debug/debugger.hpp"
 
 namespace wsemu::debug {
 

@@ -12,7 +12,7 @@
 //   fault) exactly as Wafer::run would end it.
 // - execute() runs one command line, writes its output to `out`, and never throws for a bad
 //   command (it prints "error: ..." and remembers that a command failed). The command
-//   language is documented in help() and emulator/trace/README.md ("The debugger").
+//   language is documented in help() and inspect/trace/README.md ("The debugger").
 #pragma once
 
 #include <cstdint>

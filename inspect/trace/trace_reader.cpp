@@ -1,4 +1,4 @@
-#include "emulator/trace/trace_reader.hpp"
+#include "inspect/trace/trace_reader.hpp"
 
 #include <fmt/format.h>
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "emulator/trace/trace_views.hpp"
+#include "inspect/trace/trace_views.hpp"
 #include "emulator/wavelet.hpp"
 
 #pragma GCC diagnostic push

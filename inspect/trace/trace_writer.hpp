@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "emulator/trace/trace_filter.hpp"
-#include "emulator/trace/trace_format.hpp"
+#include "inspect/trace/trace_filter.hpp"
+#include "inspect/trace/trace_format.hpp"
 #include "emulator/wafer.hpp"
 
 namespace wsemu::trace {

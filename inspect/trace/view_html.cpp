@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "emulator/queues.hpp"
-#include "emulator/trace/trace_views.hpp"
+#include "inspect/trace/trace_views.hpp"
 #include "emulator/wavelet.hpp"
 
 namespace wsemu::trace {

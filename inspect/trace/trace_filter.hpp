@@ -2,7 +2,7 @@
 //
 // Contract: a TraceFilter is plain data shared by the recorder (what to write) and the trace
 // views (what to show). keep() is a handful of compares and never allocates. The parse_*
-// functions read the command-line spellings documented in emulator/trace/README.md
+// functions read the command-line spellings documented in inspect/trace/README.md
 // ("wavelets,stalls", "x0,y0,w,h", "1,2", "a:b") and throw TraceError with a message that
 // quotes the bad text; they never accept a malformed value silently.
 #pragma once

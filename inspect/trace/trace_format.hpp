@@ -1,5 +1,5 @@
 // The .wstrace file format, version 1.2: constants, chunk types and the event record codec
-// shared by the recorder (trace_writer) and the reader. emulator/trace/README.md documents
+// shared by the recorder (trace_writer) and the reader. inspect/trace/README.md documents
 // every field; this header is its executable form and must stay in step with it.
 //
 // Contract: little-endian throughout. A file is a 64-byte FileHeader followed by chunks

@@ -1,4 +1,4 @@
-#include "emulator/trace/trace_filter.hpp"
+#include "inspect/trace/trace_filter.hpp"
 
 #include <fmt/format.h>
 

@@ -1,10 +1,10 @@
-#include "emulator/trace/trace_programs.hpp"
+#include "inspect/trace/trace_programs.hpp"
 
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "emulator/trace/trace_filter.hpp"
-#include "isa/assembler.hpp"
+#include "inspect/trace/trace_filter.hpp"
+#include "isa/disassembler.hpp"
 
 namespace wsemu::trace {
 

@@ -17,10 +17,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "emulator/trace/trace_filter.hpp"
-#include "emulator/trace/trace_format.hpp"
-#include "emulator/trace/trace_programs.hpp"
-#include "emulator/trace/wait_for_graph.hpp"
+#include "inspect/trace/trace_filter.hpp"
+#include "inspect/trace/trace_format.hpp"
+#include "inspect/trace/trace_programs.hpp"
+#include "inspect/trace/wait_for_graph.hpp"
 
 namespace wsemu::trace {
 

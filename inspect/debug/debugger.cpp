@@ -1,6 +1,6 @@
 // The debugger's command dispatch and the control commands: break, delete, watch, step,
 // continue, pe, activate. Inspection commands are in debugger_print.cpp.
-#include "runtime/debug/debugger.hpp"
+#include "inspect/debug/debugger.hpp"
 
 #include <fmt/format.h>
 
@@ -13,7 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "emulator/trace/wait_for_graph.hpp"
+#include "inspect/trace/wait_for_graph.hpp"
 
 namespace wsemu::debug {
 

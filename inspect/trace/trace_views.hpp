@@ -15,8 +15,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "emulator/trace/trace_filter.hpp"
-#include "emulator/trace/trace_reader.hpp"
+#include "inspect/trace/trace_filter.hpp"
+#include "inspect/trace/trace_reader.hpp"
 
 namespace wsemu::trace {
 
