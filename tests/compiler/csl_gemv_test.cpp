@@ -122,6 +122,37 @@ TEST(CslGemv06, MatchesReferenceAndPrintsCycles) {
     }
 }
 
+// gemv-05: gemv-01's PE program on a row of PEs, a different problem per PE.
+TEST(CslGemv05, EveryPeOfTheRowMatchesItsReference) {
+  const size_t M = 5, N = 4, width = 3;
+  compiler::csl::CslOptions o;
+  o.layout_file = source_dir() + "/kernels/gemv-05-multiple-pes/csl/layout.csl";
+  o.fabric_w = int(width) + 2;
+  o.fabric_h = 3;
+  o.offset_x = 1;
+  o.offset_y = 1;
+  o.params = {{"M", std::to_string(M)}, {"N", std::to_string(N)}, {"pes", std::to_string(width)}};
+  o.out_dir = (fs::temp_directory_path() / "wsemu-csl-gemv05").string();
+  auto r = compiler::csl::compile_csl(o);
+  ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+  const xt::xarray<float> A = random_array({width, M, N}, 61), x = random_array({width, N}, 62), b = random_array({width, M}, 63);
+  SdkRuntime rt(*r.executable);
+  rt.load();
+  rt.memcpy_h2d("A", words(A), 0, 0, int(width), 1, int(M * N));
+  rt.memcpy_h2d("x", words(x), 0, 0, int(width), 1, int(N));
+  rt.memcpy_h2d("b", words(b), 0, 0, int(width), 1, int(M));
+  rt.launch("compute");
+  rt.run_until_quiescent();
+  std::vector<uint32_t> y(width * M);
+  rt.memcpy_d2h(y, "y", 0, 0, int(width), 1, int(M));
+  for (size_t p = 0; p < width; ++p) {
+    xt::xarray<float> yp = xt::zeros<float>({M});
+    for (size_t i = 0; i < M; ++i) yp(i) = std::bit_cast<float>(y[p * M + i]);
+    const xt::xarray<float> Ap = xt::view(A, p), xp = xt::view(x, p), bp = xt::view(b, p);
+    expect_close(yp, gemv_reference(Ap, xp, bp), 1e-5, 1e-5, "y of PE " + std::to_string(p));
+  }
+}
+
 // gemv-07: 2 x 2 PEs, x multicast south, partial sums east.
 TEST(CslGemv07, MatchesReferenceAndPrintsCycles) {
   for (const std::string arch : {"wse2", "wse3"})
