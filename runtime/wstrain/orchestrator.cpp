@@ -130,6 +130,7 @@ std::string progress_line(const StepFigures& f, uint64_t total_steps, double sam
 
 TrainReport run_training(const TrainOptions& options, std::ostream& out) {
   RunConfig run = options.run;
+  run.fanout = options.fanout;
   run.validate();
   check_optimizer_for_memoryx(options.optimizer);
   const train::ModelSpec spec = run.spec();
@@ -345,6 +346,7 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
         loss_sums.push_back(std::bit_cast<float>(l.at("loss_sum_bits").get<uint32_t>()));
         correct += l.at("correct").get<size_t>();
         const uint64_t cycles = l.at("cycles").get<uint64_t>();
+        if (f.wafer_cycles.empty() || cycles > f.max_cycles) f.path = StepPath::from_json(l.value("path", json()));
         f.wafer_cycles.push_back(cycles);
         f.max_cycles = std::max(f.max_cycles, cycles);
         f.wall_s = std::max(f.wall_s, l.at("step_s").get<double>());

@@ -20,6 +20,7 @@
 
 #include "runtime/train/loss_curve.hpp"
 #include "runtime/train/optimizer.hpp"
+#include "runtime/wstrain/network.hpp"
 #include "runtime/wstrain/run_config.hpp"
 
 namespace wsemu::wstrain {
@@ -69,6 +70,7 @@ struct StepFigures {
   uint64_t net_gradient_bytes = 0, net_gradient_bytes_dense = 0;
   uint64_t pe_busy_cycles = 0, pe_wait_cycles = 0;
   uint64_t forward_cycles = 0, backward_cycles = 0, input_cycles = 0, loss_cycles = 0, launch_cycles = 0;
+  StepPath path;                    // the slowest wafer's critical path (network.hpp)
   // --verify
   bool verified = false;
   float reference_loss = 0.0f;

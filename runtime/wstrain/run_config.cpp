@@ -14,8 +14,15 @@ size_t RunConfig::largest_micro_batch() const {
   return micro_batch == 0 ? shard : std::min(micro_batch, shard);
 }
 
+NetworkProfile RunConfig::network() const {
+  NetworkProfile profile;
+  for (const std::string& entry : net) profile.set(entry);
+  return profile;
+}
+
 void RunConfig::validate() const {
   (void)spec();  // throws ModelSpecError with the column
+  (void)network();
   if (dataset != "fashion-mnist" && dataset != "synthetic")
     throw std::invalid_argument(fmt::format("--dataset {}: expected fashion-mnist or synthetic", dataset));
   if (dataset == "fashion-mnist" && (spec().input_dim() != 784 || spec().num_classes() != 10))
@@ -43,7 +50,9 @@ std::vector<std::string> RunConfig::worker_arguments() const {
                                 "--sparsity", fmt::format("{:.17g}", sparsity),
                                 "--synthetic-samples", std::to_string(synthetic_samples),
                                 "--synthetic-noise", fmt::format("{:.9g}", synthetic_noise),
-                                "--columns", std::to_string(columns), "--rows", std::to_string(rows)};
+                                "--columns", std::to_string(columns), "--rows", std::to_string(rows),
+                                "--fanout", std::to_string(fanout)};
+  for (const std::string& entry : net) a.insert(a.end(), {"--net", entry});
   if (!data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir});
   if (standardize) a.push_back("--standardize");
   if (sparse_stream) a.push_back("--sparse-stream");

@@ -14,6 +14,7 @@
 
 #include "runtime/train/dataset.hpp"
 #include "runtime/train/model.hpp"
+#include "runtime/wstrain/network.hpp"
 
 namespace wsemu::wstrain {
 
@@ -33,6 +34,10 @@ struct RunConfig {
   double sparsity = 0.0;
   bool sparse_stream = false;             // stream only kept weights (with indices)
   int columns = 0, rows = 0;              // wafer rectangle; 0: chosen for the model
+  uint32_t fanout = 4;                    // SwarmX children per node (the tree's depth is in the clock)
+  std::vector<std::string> net;           // --net KEY=VALUE overrides of the NetworkProfile, in order
+
+  NetworkProfile network() const;         // the defaults with `net` applied (throws on a bad entry)
 
   train::ModelSpec spec() const { return train::ModelSpec::parse(model); }
   size_t largest_micro_batch() const;     // over all wafers

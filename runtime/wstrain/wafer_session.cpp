@@ -29,6 +29,8 @@ constexpr uint32_t kFlagLastLayer = 2;
 constexpr uint32_t kFlagSparse = 4;
 constexpr uint8_t kWeightColor = 0;  // c_w in layout.wsl
 constexpr uint32_t kNoLabel = 0xFFFFFFFFu;
+// Cycles without edge traffic (nothing missing) after which the pump asks whether the wafer moves.
+constexpr uint64_t kStallProbeCycles = 256;
 
 std::string kernel_folder(const SessionOptions& options) {
   if (!options.kernel_dir.empty()) return options.kernel_dir;
@@ -57,6 +59,12 @@ WaferSession::WaferSession(WaferPlan plan, SessionOptions options) : plan_(std::
   ro.backdoor = options_.backdoor_inputs;
   runtime_ = std::make_unique<SdkRuntime>(std::move(*built.executable), ro);
   runtime_->load();
+  std::vector<uint64_t> parameters;
+  const auto& sizes = plan_.spec().sizes;
+  for (size_t l = 0; l + 1 < sizes.size(); ++l) parameters.push_back(sizes[l] * sizes[l + 1] + sizes[l + 1]);
+  clock_ = std::make_unique<StreamClock>(
+      WaferNetwork::of(options_.network, options_.swarmx_levels, runtime_->clock_mhz()), std::move(parameters));
+  step_started_at_ = runtime_->cycles();
 }
 
 WaferSession::~WaferSession() = default;
@@ -125,7 +133,7 @@ void WaferSession::forward_layer(size_t layer, std::span<const float> weights, s
                            acts_address(layer), flags};
   launch("fwd_begin", args, counters_.forward_cycles);
   const ColumnStreams streams = plan_.layer_stream(layer, weights, biases, mask);
-  pump(streams, nullptr, fmt::format("forward of layer {}", layer), counters_.forward_cycles);
+  pump(layer, streams, nullptr, fmt::format("forward of layer {}", layer), counters_.forward_cycles);
 }
 
 MicroBatchResult WaferSession::loss() {
@@ -166,7 +174,7 @@ void WaferSession::backward_layer(size_t layer, std::span<const float> weights, 
   const ColumnStreams streams = plan_.layer_stream(layer, weights, biases, mask);
   std::vector<std::vector<uint32_t>> gradients(static_cast<size_t>(plan_.columns()));
   for (size_t x = 0; x < gradients.size(); ++x) gradients[x].reserve(streams.gradients_expected[x]);
-  pump(streams, &gradients, fmt::format("backward of layer {}", layer), counters_.backward_cycles);
+  pump(layer, streams, &gradients, fmt::format("backward of layer {}", layer), counters_.backward_cycles);
   for (size_t x = 0; x < gradients.size(); ++x)
     if (gradients[x].size() != streams.gradients_expected[x])
       throw std::runtime_error(fmt::format("wafer: backward of layer {}: column {} sent {} gradients, expected {}",
@@ -178,64 +186,125 @@ void WaferSession::backward_layer(size_t layer, std::span<const float> weights, 
   }
 }
 
-void WaferSession::pump(const ColumnStreams& streams, std::vector<std::vector<uint32_t>>* gradients,
+void WaferSession::pump(size_t layer, const ColumnStreams& streams, std::vector<std::vector<uint32_t>>* gradients,
                         const std::string& what, uint64_t& phase_cycles) {
   emu::Wafer& wafer = runtime_->wafer();
-  const int k = plan_.columns(), bottom = plan_.rows() - 1;
-  std::vector<size_t> position(static_cast<size_t>(k), 0);
+  const size_t k = static_cast<size_t>(plan_.columns());
+  const int bottom = plan_.rows() - 1;
   const uint64_t start = wafer.cycle();
-  uint64_t budget = 64;
+  const StreamClock::Pass pass = clock_->begin_pass(layer, streams.total_words(), start);
+  // The link carries the columns' streams interleaved, one wavelet of each column in turn.
+  std::vector<std::vector<uint64_t>> arrival(k);
+  for (size_t x = 0; x < k; ++x) arrival[x].reserve(streams.words[x].size());
+  for (uint64_t n = 0, more = 1; more != 0;) {
+    more = 0;
+    for (size_t x = 0; x < k; ++x)
+      if (arrival[x].size() < streams.words[x].size()) {
+        arrival[x].push_back(clock_->arrival(pass, n++));
+        more = 1;
+      }
+  }
+  const double up_rate = clock_->network().up_wavelets_per_cycle;
+  const double cap = std::max(1.0, up_rate);  // the link cannot bank more than a cycle's worth
+  double tokens = cap;
+  std::vector<size_t> position(k, 0);
+  uint64_t waited = 0, quiet = 0, last_out = start;
+  auto outputs_done = [&] {
+    if (gradients == nullptr) return true;
+    for (size_t x = 0; x < k; ++x)
+      if ((*gradients)[x].size() < streams.gradients_expected[x]) return false;
+    return true;
+  };
+  auto fail = [&](const std::string& why) { return std::runtime_error(fmt::format("wafer: {}: {}", what, why)); };
   emu::Wavelet w;
   w.color = kWeightColor;
   for (;;) {
-    bool pushed = false, all_pushed = true;
-    for (int x = 0; x < k; ++x) {
-      const std::vector<uint32_t>& words = streams.words[static_cast<size_t>(x)];
-      size_t& p = position[static_cast<size_t>(x)];
-      while (p < words.size()) {
+    const uint64_t now = wafer.cycle();
+    bool moved = false, starving = false, blocked = false, all_pushed = true;
+    uint64_t next_arrival = UINT64_MAX;
+    for (size_t x = 0; x < k; ++x) {
+      const std::vector<uint32_t>& words = streams.words[x];
+      size_t& p = position[x];
+      if (p == words.size()) continue;
+      if (arrival[x][p] <= now) {
         w.payload = words[p];
-        if (!wafer.push_edge(x, 0, emu::Direction::NORTH, w)) break;
-        ++p;
-        pushed = true;
+        if (wafer.push_edge(static_cast<int>(x), 0, emu::Direction::NORTH, w)) {
+          ++p;
+          moved = true;
+        } else {
+          blocked = true;
+        }
+      } else {
+        starving = true;
+        next_arrival = std::min(next_arrival, arrival[x][p]);
       }
       if (p < words.size()) all_pushed = false;
     }
-    const emu::RunResult result = wafer.run(budget);
-    bool popped = false;
-    for (int x = 0; x < k; ++x) {
-      while (std::optional<emu::Wavelet> out = wafer.pop_edge(x, bottom, emu::Direction::SOUTH)) {
-        if (gradients == nullptr)
-          throw std::runtime_error(fmt::format("wafer: {}: column {} sent a wavelet south in a forward pass", what, x));
-        (*gradients)[static_cast<size_t>(x)].push_back(out->payload);
-        popped = true;
+    for (size_t x = 0; x < k; ++x) {
+      const int column = static_cast<int>(x);
+      if (gradients == nullptr) {
+        if (wafer.edge_output_count(column, bottom, emu::Direction::SOUTH) > 0)
+          throw fail(fmt::format("column {} sent a wavelet south in a forward pass", x));
+        continue;
+      }
+      while (tokens >= 1.0) {
+        const std::optional<emu::Wavelet> out = wafer.pop_edge(column, bottom, emu::Direction::SOUTH);
+        if (!out) break;
+        (*gradients)[x].push_back(out->payload);
+        tokens -= 1.0;
+        moved = true;
+        last_out = now;
       }
     }
-    if (result.status == emu::RunResult::Status::FAULT)
-      throw std::runtime_error(fmt::format("wafer: {}: {}", what, result.to_string()));
-    bool outputs_done = true;
-    if (gradients != nullptr)
-      for (int x = 0; x < k; ++x)
-        if ((*gradients)[static_cast<size_t>(x)].size() < streams.gradients_expected[static_cast<size_t>(x)])
-          outputs_done = false;
-    if (result.status == emu::RunResult::Status::QUIESCENT && all_pushed) {
-      if (!outputs_done)
-        throw std::runtime_error(fmt::format("wafer: {}: the wafer went idle before every gradient came out", what));
-      break;
+    if (all_pushed && outputs_done()) break;
+    if (starving && !moved) ++waited;
+    if (gradients == nullptr && starving && !moved && !blocked && next_arrival > now + 1) {
+      // Nothing can enter before the next arrival and nothing leaves in a forward pass: run up
+      // to it in one call, which is what stepping cycle by cycle would do, only faster.
+      const emu::RunResult r = wafer.run(next_arrival - now - 1);
+      if (r.status == emu::RunResult::Status::FAULT) throw fail(r.to_string());
+      while (wafer.cycle() < next_arrival - 1) {
+        const emu::RunResult s = wafer.step();
+        if (s.status == emu::RunResult::Status::FAULT) throw fail(s.to_string());
+      }
+      waited += wafer.cycle() - now;
     }
-    if (result.status == emu::RunResult::Status::HANG) {
-      if (!pushed && !popped)
-        throw std::runtime_error(fmt::format("wafer: {}: {}", what, result.to_string()));
-      if (all_pushed && outputs_done && !popped) break;  // only waiting for the host: done
-      budget = std::max<uint64_t>(16, budget / 2);
-    } else if (result.status == emu::RunResult::Status::CYCLE_LIMIT && !pushed && !popped) {
-      budget = std::min<uint64_t>(budget * 2, 1u << 16);
+    const bool probe = ++quiet >= kStallProbeCycles && !starving;
+    if (moved) quiet = 0;
+    // Long without edge traffic though nothing is missing: ask whether the wafer still moves.
+    const emu::RunResult r = probe ? wafer.run(1) : wafer.step();
+    if (r.status == emu::RunResult::Status::FAULT) throw fail(r.to_string());
+    if (probe) {
+      quiet = 0;
+      if (r.status == emu::RunResult::Status::HANG) throw fail(r.to_string());
+      if (r.status == emu::RunResult::Status::QUIESCENT)
+        throw fail(all_pushed ? "the wafer went idle before every gradient came out"
+                              : "the wafer went idle but does not take the rest of the weights");
     }
+    tokens = std::min(cap, tokens + up_rate);
   }
+  // Let the wafer finish what the last wavelets started (it then waits for the next launch).
+  const emu::RunResult settled = wafer.run(~uint64_t{0} >> 2);
+  if (settled.status == emu::RunResult::Status::FAULT || settled.status == emu::RunResult::Status::CYCLE_LIMIT)
+    throw fail(settled.to_string());
   const uint64_t spent = wafer.cycle() - start;
   phase_cycles += spent;
+  clock_->end_pass(pass, wafer.cycle(), waited);
+  counters_.stream_wait_cycles += waited;
   counters_.weight_wavelets_in += streams.total_words();
-  if (gradients != nullptr)
-    for (const auto& g : *gradients) counters_.gradient_wavelets_out += g.size();
+  if (gradients != nullptr) {
+    uint64_t out = 0;
+    for (const auto& g : *gradients) out += g.size();
+    counters_.gradient_wavelets_out += out;
+    clock_->gradients_left(layer, last_out, out);
+  }
+}
+
+StepPath WaferSession::finish_step() {
+  const uint64_t now = runtime_->cycles();
+  StepPath path = clock_->finish_step(now - step_started_at_);
+  step_started_at_ = now;
+  return path;
 }
 
 WaferCounters WaferSession::counters() {

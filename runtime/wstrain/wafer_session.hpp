@@ -8,7 +8,11 @@
 // Contract: weight streams enter the north edge port of each column directly
 // (emu::Wafer::push_edge, one wavelet per cycle per column at most, as the edge's links allow)
 // and gradients are popped from the south edge ports of the bottom row: that is the wafer's
-// weight-streaming I/O, apart from the host memcpy path. Every value computed on the wafer;
+// weight-streaming I/O, apart from the host memcpy path. Both move on the cluster network's
+// clock (network.hpp): the pump steps the wafer one cycle at a time, pushes a wavelet only from
+// the cycle the network model says it arrived and pops gradients no faster than the upward
+// link's rate, so the cycle counts depend on the model alone, never on how the pump batches its
+// work. Every value computed on the wafer;
 // this class only moves data in and out and never does arithmetic on weights or gradients.
 // A fault, hang or kernel mistake becomes a std::runtime_error naming the phase and layer with
 // the emulator's report. Not thread-safe; one session per process in `wsemu train-worker`.
@@ -22,6 +26,7 @@
 #include <vector>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "runtime/wstrain/network.hpp"
 #include "runtime/wstrain/wafer_plan.hpp"
 
 namespace wsemu::wstrain {
@@ -30,6 +35,8 @@ struct SessionOptions {
   int threads = 1;              // emulator threads
   bool backdoor_inputs = false; // copy activations and labels through the SRAM back door
   std::string kernel_dir;       // folder of layout.wsl; empty: $WSEMU_WS_KERNEL_DIR or the source tree
+  NetworkProfile network;       // the cluster network the weights come through
+  uint32_t swarmx_levels = 1;   // SwarmX levels between MemoryX and this wafer
 };
 
 // Emulated cycles and wavelets, cumulative since the session started.
@@ -40,6 +47,7 @@ struct WaferCounters {
   uint64_t loss_cycles = 0;
   uint64_t backward_cycles = 0;    // backward weight streams and the delta all-gather
   uint64_t launch_cycles = 0;      // phase launches through the firmware
+  uint64_t stream_wait_cycles = 0; // pump cycles in which a column's next weight had not arrived
   uint64_t weight_wavelets_in = 0; // pushed into the north edge
   uint64_t gradient_wavelets_out = 0;
   uint64_t pe_busy_cycles = 0;     // summed over the PEs: main thread busy
@@ -79,16 +87,21 @@ class WaferSession {
                       std::span<const uint8_t> mask, std::span<float> weight_gradient,
                       std::span<float> bias_gradient);
 
+  // The step is done (every gradient of it left): schedules its gradients' reduce and update
+  // on the network clock and returns the step's critical path.
+  StepPath finish_step();
+
   WaferCounters counters();
   double clock_mhz() const;
+  const WaferNetwork& network() const { return clock_->network(); }
   std::string layout_path() const { return layout_path_; }
 
  private:
   void launch(const std::string& function, std::span<const uint32_t> args, uint64_t& phase_cycles);
   // Pushes the streams into the north edge and runs the wafer until every stream is consumed,
   // every expected gradient arrived and the wafer is idle.
-  void pump(const ColumnStreams& streams, std::vector<std::vector<uint32_t>>* gradients, const std::string& what,
-            uint64_t& phase_cycles);
+  void pump(size_t layer, const ColumnStreams& streams, std::vector<std::vector<uint32_t>>* gradients,
+            const std::string& what, uint64_t& phase_cycles);
   uint32_t acts_address(size_t layer) const;
 
   WaferPlan plan_;
@@ -99,6 +112,8 @@ class WaferSession {
   size_t loaded_count_ = 0;
   WaferCounters counters_;
   uint64_t transactions_ = 0;
+  std::unique_ptr<StreamClock> clock_;
+  uint64_t step_started_at_ = 0;
 };
 
 }  // namespace wsemu::wstrain

@@ -38,7 +38,10 @@ void run_worker(const WorkerOptions& options, std::ostream& progress) {
   train::DataOrder order(data.num_samples(), run.batch, run.seed);
   const size_t largest = run.largest_micro_batch();
   const WaferPlan plan(spec, largest, WaferPlan::choose_shape(spec, largest, run.columns, run.rows));
-  WaferSession wafer(plan, options.session);
+  SessionOptions session = options.session;
+  session.network = run.network();
+  session.swarmx_levels = swarmx_levels(run.wafers, run.fanout);
+  WaferSession wafer(plan, session);
   train::SparsityMask mask;
   if (run.sparsity > 0.0) mask = train::make_sparsity_mask(spec, run.sparsity, run.seed);
 
@@ -130,6 +133,7 @@ void run_worker(const WorkerOptions& options, std::ostream& progress) {
         }
       }
     }
+    const StepPath path = wafer.finish_step();
     const WaferCounters after = wafer.counters();
     const cluster::ClientCounters net_after = client.counters();
     nlohmann::json line = {
@@ -157,6 +161,7 @@ void run_worker(const WorkerOptions& options, std::ostream& progress) {
         {"clock_mhz", wafer.clock_mhz()},
         {"steps_per_epoch", order.steps_per_epoch()},
         {"shape", {plan.columns(), plan.rows()}},
+        {"path", path.to_json()},
     };
     progress << line.dump() << '\n' << std::flush;
   }

@@ -76,6 +76,9 @@ void add_run_options(CLI::App& app, wstrain::RunConfig& run) {
   app.add_option("--rows", run.rows, "PE rows of each wafer's rectangle (0: chosen to fit SRAM)")
       ->check(in_range(0, 1e5))
       ->capture_default_str();
+  app.add_option("--net", run.net,
+                 "KEY=VALUE: override a cluster network profile entry (repeatable; keys and defaults in "
+                 "runtime/wstrain/README.md, e.g. down.swarmx-wafer.gbs=75)");
 }
 
 const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
@@ -207,6 +210,7 @@ const Register kWorker{{"train-worker", [](CLI::App& app) -> std::function<int()
   app.add_option("--threads", o->session.threads, "emulator threads");
   app.add_flag("--backdoor-inputs", o->session.backdoor_inputs, "inputs through the SRAM back door");
   app.add_option("--kernel-dir", o->session.kernel_dir, "folder of kernels/weight-streaming");
+  app.add_option("--fanout", o->run.fanout, "SwarmX children per node");
   return [=] {
     try {
       wstrain::WorkerOptions options = *o;
