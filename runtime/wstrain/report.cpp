@@ -31,6 +31,49 @@ std::string bytes_text(double b) {
   return fmt::format("{:.0f} B", b);
 }
 
+std::string part_text(const char* name, double total, double exposed) {
+  return fmt::format("{} {:.0f} (exposed {:.0f}, hidden {:.0f})", name, total, exposed, std::max(0.0, total - exposed));
+}
+
+// Means over the steps of the slowest wafer's critical path, the whole step and per layer.
+void print_critical_path(const TrainOptions& options, const TrainReport& report, std::ostream& out) {
+  const auto& steps = report.steps;
+  if (steps.empty()) return;
+  const RunConfig& run = options.run;
+  const uint32_t levels = swarmx_levels(run.wafers, options.fanout);
+  const WaferNetwork net = WaferNetwork::of(run.network(), levels, report.clock_mhz);
+  out << fmt::format("  network ({} SwarmX level(s)): weights {:.3g} wavelets/cycle after {:.0f} cycles, gradients "
+                     "{:.3g} wavelets/cycle + {:.0f} cycles, MemoryX optimizer {:.3g} cycles/parameter\n",
+                     levels, net.down_wavelets_per_cycle, net.down_latency_cycles, net.up_wavelets_per_cycle,
+                     net.up_latency_cycles, net.optimizer_cycles_per_parameter);
+  auto m = [&](auto f) { return mean_of(steps, f); };
+  out << fmt::format(
+      "  critical path per step (cycles, mean): {}; {}; {}; {}\n",
+      part_text("compute", m([](const StepFigures& s) { return s.path.compute.total; }),
+                m([](const StepFigures& s) { return s.path.compute.exposed; })),
+      part_text("weight stream", m([](const StepFigures& s) { return s.path.stream.total; }),
+                m([](const StepFigures& s) { return s.path.stream.exposed; })),
+      part_text("gradient reduce", m([](const StepFigures& s) { return s.path.reduce.total; }),
+                m([](const StepFigures& s) { return s.path.reduce.exposed; })),
+      part_text("optimizer", m([](const StepFigures& s) { return s.path.optimizer.total; }),
+                m([](const StepFigures& s) { return s.path.optimizer.exposed; })));
+  const size_t layers = steps.back().path.layers.size();
+  for (size_t l = 0; l < layers; ++l) {
+    auto ml = [&](auto f) {
+      return mean_of(steps, [&](const StepFigures& s) { return l < s.path.layers.size() ? f(s.path.layers[l]) : 0; });
+    };
+    out << fmt::format("    layer {}: {}; {}; {}; {}\n", l,
+                       part_text("compute", ml([](const LayerPath& p) { return p.compute.total; }),
+                                 ml([](const LayerPath& p) { return p.compute.exposed; })),
+                       part_text("stream", ml([](const LayerPath& p) { return p.stream.total; }),
+                                 ml([](const LayerPath& p) { return p.stream.exposed; })),
+                       part_text("reduce", ml([](const LayerPath& p) { return p.reduce.total; }),
+                                 ml([](const LayerPath& p) { return p.reduce.exposed; })),
+                       part_text("optimizer", ml([](const LayerPath& p) { return p.optimizer.total; }),
+                                 ml([](const LayerPath& p) { return p.optimizer.exposed; })));
+  }
+}
+
 }  // namespace
 
 void print_report(const TrainOptions& options, const TrainReport& report, std::ostream& out) {
@@ -59,6 +102,7 @@ void print_report(const TrainOptions& options, const TrainReport& report, std::o
                      mean_of(steps, [](const StepFigures& s) { return s.loss_cycles; }),
                      mean_of(steps, [](const StepFigures& s) { return s.backward_cycles; }),
                      mean_of(steps, [](const StepFigures& s) { return s.launch_cycles; }));
+  print_critical_path(options, report, out);
   const double in_bytes = 4.0 * mean_of(steps, [](const StepFigures& s) { return s.weight_wavelets_in; }) / wafers;
   const double out_bytes = 4.0 * mean_of(steps, [](const StepFigures& s) { return s.gradient_wavelets_out; }) / wafers;
   const double net_in = mean_of(steps, [](const StepFigures& s) { return s.net_weight_bytes; }) / wafers;
@@ -154,7 +198,8 @@ void write_summary_json(const std::filesystem::path& path, const TrainOptions& o
                         {"net_gradient_bytes", s.net_gradient_bytes},
                         {"net_gradient_bytes_dense", s.net_gradient_bytes_dense},
                         {"pe_busy_cycles", s.pe_busy_cycles},
-                        {"pe_wait_cycles", s.pe_wait_cycles}};
+                        {"pe_wait_cycles", s.pe_wait_cycles},
+                        {"critical_path", s.path.to_json()}};
     if (s.verified) {
       j["reference_loss"] = s.reference_loss;
       j["loss_difference"] = s.loss_difference;
