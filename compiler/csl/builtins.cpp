@@ -305,7 +305,9 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
       else fail(e.span, "unsupported: @activate at comptime (activate the task at run time, e.g. in a launched function)");
       return none;
     }
-    emit(ctx, n + " " + std::to_string(id.i), e.span);
+    int64_t task = id.i;
+    if (opt.arch == "wse3" && ctx.mod && ctx.mod->program && ctx.mod->program->stream_in_queues.count(int(task))) task = kStreamQueue;
+    emit(ctx, n + " " + std::to_string(task), e.span);
     return none;
   }
   if (n == "initialize_queue") {
@@ -315,7 +317,21 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     if (q.k != K::QUEUE) fail(e.args[0]->span, "@initialize_queue needs a queue (@get_input_queue / @get_output_queue)");
     const Value* c = cfg.k == K::STRUCT ? cfg.st->find("color") : nullptr;
     if (!c || c->k != K::COLOR) fail(e.args[1]->span, "@initialize_queue needs .{ .color = some_color }");
-    auto& m = q.type->kind == TK::INPUT_QUEUE ? ctx.mod->program->input_queue_colors : ctx.mod->program->output_queue_colors;
+    Program& p = *ctx.mod->program;
+    if (c->i == kH2dStreamColor && q.type->kind == TK::INPUT_QUEUE) {
+      p.stream_in_queues.insert(int(q.i));  // the host stream lands in the firmware's queue 1
+      return none;
+    }
+    if (c->i == kD2hStreamColor && q.type->kind == TK::OUTPUT_QUEUE) {
+      p.stream_out_queues.insert(int(q.i));
+      return none;
+    }
+    if (c->i == kH2dStreamColor || c->i == kD2hStreamColor)
+      fail(e.args[1]->span, "MEMCPYH2D_1 needs an input queue, MEMCPYD2H_1 an output queue");
+    auto& m = q.type->kind == TK::INPUT_QUEUE ? p.input_queue_colors : p.output_queue_colors;
+    auto it = m.find(int(q.i));
+    if (it != m.end() && it->second != int(c->i))
+      fail(e.span, "queue " + std::to_string(q.i) + " is already bound to color " + std::to_string(it->second));
     m[int(q.i)] = int(c->i);
     return none;
   }
@@ -324,6 +340,15 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@wsemu_include_asm is reserved for the standard library");
     if (ctx.mod->program) ctx.mod->program->includes.insert(ct(0, "file").s);
     return none;
+  }
+  if (n == "wsemu_d2h_stream") {
+    if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@" + n + " is reserved for the standard library");
+    argc(0, 0);
+    Value v;
+    v.k = K::COLOR;
+    v.i = kD2hStreamColor;
+    v.type = make_type(TK::COLOR);
+    return v;
   }
   if (n == "wsemu_coord" || n == "wsemu_tsc" || n == "wsemu_tsch") {
     // Library-only run-time reads: this PE's coordinate in the kernel rectangle, the cycle counter.
@@ -524,24 +549,27 @@ Value Compiler::make_dsd(const Expr& e, Ctx& ctx) {
   const bool mem = d->kind == "mem1d_dsd" || d->kind == "mem4d_dsd";
   if (mem && !d->base) fail(lit.span, d->kind + " needs .tensor_access or .base_address");
   if (!has_extent) fail(lit.span, "@get_dsd needs an .extent (or a .tensor_access)");
-  if (!mem) {
-    if (d->kind == "fabin_dsd" || d->kind == "fabout_dsd") {
-      Program* p = ctx.mod ? ctx.mod->program : nullptr;
-      if (d->queue < 0) fail(lit.span, d->kind + " needs ." + (d->kind == "fabin_dsd" ? "input_queue" : "output_queue") + " in wsemu");
-      if (d->color < 0 && p) {
-        auto& m = d->kind == "fabin_dsd" ? p->input_queue_colors : p->output_queue_colors;
-        auto it = m.find(d->queue);
-        if (it != m.end()) d->color = it->second;
-      }
-      if (d->color < 0) fail(lit.span, d->kind + " needs a .fabric_color, or its queue bound by @initialize_queue first");
-      if (p) {
-        auto& m = d->kind == "fabin_dsd" ? p->input_queue_colors : p->output_queue_colors;
-        auto it = m.find(d->queue);
-        if (it != m.end() && it->second != d->color)
-          fail(lit.span, "queue " + std::to_string(d->queue) + " is bound to color " + std::to_string(it->second) + ", not " + std::to_string(d->color));
-        m[d->queue] = d->color;
-      }
+  if (!mem && (d->kind == "fabin_dsd" || d->kind == "fabout_dsd")) {
+    Program* p = ctx.mod ? ctx.mod->program : nullptr;
+    if (d->queue < 0) fail(lit.span, d->kind + " needs ." + (d->kind == "fabin_dsd" ? "input_queue" : "output_queue") + " in wsemu");
+    d->span = lit.span;
+    if (d->color == kH2dStreamColor && d->kind == "fabin_dsd") {
+      d->queue = kStreamQueue;  // the firmware delivers host streams into its input queue 1
+    } else if (d->color == kD2hStreamColor && d->kind == "fabout_dsd") {
+      d->kind = "d2h_fifo";     // to the host: the firmware's memcpy_d2h_fifo
+    } else if (d->color == kH2dStreamColor || d->color == kD2hStreamColor) {
+      fail(lit.span, std::string("MEMCPY") + (d->color == kH2dStreamColor ? "H2D" : "D2H") + "_1 is a stream " +
+                         (d->color == kH2dStreamColor ? "from" : "to") + " the host: use it in a " +
+                         (d->color == kH2dStreamColor ? "fabin_dsd" : "fabout_dsd"));
+    } else if (d->color >= 0 && p) {
+      auto& m = d->kind == "fabin_dsd" ? p->input_queue_colors : p->output_queue_colors;
+      auto it = m.find(d->queue);
+      if (it != m.end() && it->second != d->color)
+        fail(lit.span, "queue " + std::to_string(d->queue) + " is bound to color " + std::to_string(it->second) + ", not " + std::to_string(d->color));
+      m[d->queue] = d->color;
     }
+    // A DSD without .fabric_color takes its queue's color from @initialize_queue, resolved when
+    // the program is generated (the comptime blocks that bind queues run after the declarations).
   }
   Value v;
   v.k = K::DSD;

@@ -64,8 +64,13 @@ Value Compiler::rvalue(const Value& v, Span at, Ctx& ctx) {
 Value Compiler::load_global(GlobalVar* g, Span at, Ctx& ctx) {
   const int r = alloc_temp(ctx, at);
   const int bytes = g->type->byte_size();
-  if (bytes == 4) emit(ctx, "ld32 " + reg(r) + ", [" + g->asm_name + "]", at);
-  else if (bytes == 2) emit(ctx, std::string(g->type->kind == TK::INT && g->type->is_signed ? "ld16s " : "ld16 ") + reg(r) + ", [" + g->asm_name + "]", at);
+  std::string where = g->asm_name;
+  if (ctx.gen->p->far_data) {
+    emit(ctx, "li " + reg(r) + ", " + g->asm_name, at);
+    where = reg(r);
+  }
+  if (bytes == 4) emit(ctx, "ld32 " + reg(r) + ", [" + where + "]", at);
+  else if (bytes == 2) emit(ctx, std::string(g->type->kind == TK::INT && g->type->is_signed ? "ld16s " : "ld16 ") + reg(r) + ", [" + where + "]", at);
   else fail(at, "unsupported: run-time read of a " + g->type->str() + " variable");
   return runtime(r, g->type);
 }

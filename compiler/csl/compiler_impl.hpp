@@ -79,7 +79,11 @@ struct Program {
   std::map<int, std::string> task_lines;  // id -> "label, local, 5" (a .task directive's operands)
   std::set<int> blocked_tasks;
   std::map<int, int> input_queue_colors, output_queue_colors;  // queue -> color, bound at load
+  std::set<int> stream_in_queues, stream_out_queues;  // queues the program bound to the host streams
   int label_counter = 0;
+  // Data may lie above 32 KiB, out of reach of a mem operand's 16-bit offset: addresses then go
+  // through a register (`li` + the access), decided from the data size before code generation.
+  bool far_data = false;
   std::string asm_text;
 };
 
@@ -190,6 +194,7 @@ class Compiler {
   // ---- program.cpp ----
   Program* program_for(const Placement& placement);
   std::string dsd_template(Program& p, const DsdValue& d, Span at);
+  DsdValue resolve_fabric(const Program& p, const DsdValue& d) const;
   std::string alloc_dsr(Program& p, Span at);
   std::string write_program(Program& p);
   std::string asm_value(const Value& v, const TypeRef& t, Span at);

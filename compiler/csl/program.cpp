@@ -60,7 +60,42 @@ std::string Compiler::alloc_dsr(Program& p, Span at) {
   return "dsd" + std::to_string(p.next_dsr++);
 }
 
-std::string Compiler::dsd_template(Program& p, const DsdValue& d, Span at) {
+// A fabric DSD's queue and color as the program binds them: the host streams' queues map to the
+// firmware's, a DSD without .fabric_color takes its queue's color.
+DsdValue Compiler::resolve_fabric(const Program& p, const DsdValue& d0) const {
+  DsdValue d = d0;
+  if (d.kind == "fabin_dsd") {
+    if (p.stream_in_queues.count(d.queue)) {
+      d.color = kH2dStreamColor;
+      d.queue = kStreamQueue;
+    }
+    if (d.color < 0) {
+      auto it = p.input_queue_colors.find(d.queue);
+      if (it == p.input_queue_colors.end())
+        fail(d.span, "fabin_dsd on input queue " + std::to_string(d.queue) + " has no .fabric_color and no @initialize_queue binds the queue");
+      d.color = it->second;
+    }
+  } else if (d.kind == "fabout_dsd") {
+    if (p.stream_out_queues.count(d.queue)) {
+      d.kind = "d2h_fifo";
+      return d;
+    }
+    if (d.color < 0) {
+      auto it = p.output_queue_colors.find(d.queue);
+      if (it == p.output_queue_colors.end())
+        fail(d.span, "fabout_dsd on output queue " + std::to_string(d.queue) + " has no .fabric_color and no @initialize_queue binds the queue");
+      d.color = it->second;
+    }
+  }
+  return d;
+}
+
+std::string Compiler::dsd_template(Program& p, const DsdValue& d0, Span at) {
+  const DsdValue d = resolve_fabric(p, d0);
+  if (d.kind == "d2h_fifo") {
+    if (!p.includes.count("memcpy.wsa")) fail(at, "a stream to the host (MEMCPYD2H_1) needs <memcpy/memcpy>");
+    return "memcpy_d2h_fifo";
+  }
   const std::string k = d.key();
   auto it = p.dsd_templates.find(k);
   if (it != p.dsd_templates.end()) return it->second;
@@ -147,13 +182,22 @@ std::string Compiler::write_program(Program& p) {
   out.push_back("");
   for (const auto& [host, sym] : p.exported_symbols) out.push_back(".export " + sym);
   for (const std::string& f : p.exported_functions) out.push_back(".export " + f);
-  for (const auto& [reg, d] : p.dsd_regs) out.push_back(".dsd " + reg + " = " + dsd_text(*d));
+  for (const auto& [reg, d] : p.dsd_regs) {
+    const DsdValue r = resolve_fabric(p, *d);
+    if (r.kind == "d2h_fifo") fail(r.span, "unsupported: a DSD variable streaming to the host (use a const DSD)");
+    out.push_back(".dsd " + reg + " = " + dsd_text(r));
+  }
   for (const std::string& r : p.plain_dsrs) out.push_back(".dsd " + r + " = mem1d(0, 1)");
   for (int i = 0; i < 4; ++i) out.push_back(".dsd dsd_scratch" + std::to_string(i) + " = mem1d(0, 1) @ d" + std::to_string(36 + i));
   for (const auto& [q, c] : p.input_queue_colors) out.push_back(".iqinit " + std::to_string(q) + ", " + std::to_string(c));
   for (const auto& [q, c] : p.output_queue_colors) out.push_back(".oqinit " + std::to_string(q) + ", " + std::to_string(c));
-  for (const auto& [id, line] : p.task_lines)
-    out.push_back(".task " + line + (p.blocked_tasks.count(id) ? ", blocked" : ""));
+  for (const auto& [id, line] : p.task_lines) {
+    std::string l = line;
+    const std::string q = ", data, queue " + std::to_string(id);
+    if (p.arch == "wse3" && p.stream_in_queues.count(id) && l.size() >= q.size() && l.compare(l.size() - q.size(), q.size(), q) == 0)
+      l = l.substr(0, l.size() - q.size()) + ", data, queue " + std::to_string(kStreamQueue);
+    out.push_back(".task " + l + (p.blocked_tasks.count(id) ? ", blocked" : ""));
+  }
   out.push_back("");
   out.push_back(".code");
   for (const std::string& c : p.code) out.push_back(c);

@@ -118,6 +118,9 @@ FnInst* Compiler::function_instance(ModuleInstance* mod, const Stmt* fn, std::ve
 }
 
 void Compiler::generate_functions(Program& p) {
+  int64_t data_bytes = 0;
+  for (const GlobalVar* g : p.globals) data_bytes += g->type->byte_size();
+  p.far_data = data_bytes + 12 * 1024 > 32 * 1024;
   for (size_t n = 0; n < p.fns.size(); ++n) {
     FnInst* fi = p.fns[n].get();
     if (fi->generated) continue;
@@ -156,7 +159,12 @@ void Compiler::generate_functions(Program& p) {
       // A launched function's arguments: the memcpy firmware stores them at MEMCPY_ARGS.
       if (!p.includes.count("memcpy.wsa")) fail(fn.span, "an exported function with parameters needs <memcpy/memcpy> (it passes the arguments)");
       for (int k = 0; k < runtime_params; ++k)
-        emit(ctx, "ld32 r" + std::to_string(8 + k) + ", [MEMCPY_ARGS + " + std::to_string(4 * k) + "]", fn.span);
+        {
+          // MEMCPY_ARGS is above 32 KiB: out of reach of a mem operand's offset.
+          const std::string r = "r" + std::to_string(8 + k);
+          emit(ctx, "li " + r + ", MEMCPY_ARGS + " + std::to_string(4 * k), fn.span);
+          emit(ctx, "ld32 " + r + ", [" + r + "]", fn.span);
+        }
     }
     if (fi->is_task && runtime_params > 0) {
       // A data task receives its wavelet in r0 (32 bits) or r1/r2 (the two 16-bit halves).
@@ -286,6 +294,12 @@ ElementRef element_ref(Compiler& c, const Value& base, const std::vector<Value>&
   }
   if (flat.k == Value::K::INT) {
     r.const_bytes = flat.i * eb;
+    if (g && ctx.gen->p->far_data) {
+      r.base_reg = alloc_temp(ctx, at);
+      c.emit(ctx, "li " + reg(r.base_reg) + ", " + g->asm_name + " + " + std::to_string(r.const_bytes), at);
+      r.const_bytes = 0;
+      r.g = nullptr;
+    }
     return r;
   }
   Value bytes = c.binary("*", flat, make_int(eb), at, ctx);
@@ -296,6 +310,13 @@ ElementRef element_ref(Compiler& c, const Value& base, const std::vector<Value>&
     r.addr_reg = t;
   }
   if (!g) c.emit(ctx, "add " + reg(r.addr_reg) + ", " + reg(r.addr_reg) + ", " + reg(r.base_reg), at);
+  if (g && ctx.gen->p->far_data) {
+    const int t = alloc_temp(ctx, at);
+    c.emit(ctx, "li " + reg(t) + ", " + g->asm_name, at);
+    c.emit(ctx, "add " + reg(r.addr_reg) + ", " + reg(r.addr_reg) + ", " + reg(t), at);
+    free_temp(ctx, t);
+    r.g = nullptr;
+  }
   return r;
 }
 
@@ -551,7 +572,14 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
           for (int64_t i = 0; i < n; ++i) {
             const Value& v = init.st->values.size() == 1 && init.i == 1 ? init.st->values[0] : init.st->values[size_t(i)];
             int r = value_reg(*this, v, at->elem, s.span, ctx);
-            emit(ctx, std::string(eb == 4 ? "st32 [" : "st16 [") + raw->asm_name + " + " + std::to_string(i * eb) + "], " + reg(r), s.span);
+            if (g.p->far_data) {
+              const int a = alloc_temp(ctx, s.span);
+              emit(ctx, "li " + reg(a) + ", " + raw->asm_name + " + " + std::to_string(i * eb), s.span);
+              emit(ctx, std::string(eb == 4 ? "st32 [" : "st16 [") + reg(a) + "], " + reg(r), s.span);
+              free_temp(ctx, a);
+            } else {
+              emit(ctx, std::string(eb == 4 ? "st32 [" : "st16 [") + raw->asm_name + " + " + std::to_string(i * eb) + "], " + reg(r), s.span);
+            }
             free_temp(ctx, r);
           }
         }
@@ -672,7 +700,13 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
           if (!op.empty()) v = binary(op, load_global(gv, t.span, ctx), rvalue(v, s.value->span, ctx), s.span, ctx);
           v = coerce(v, gv->type, s.value->span, ctx);
           int r = value_reg(*this, v, gv->type, s.span, ctx);
-          emit(ctx, std::string(gv->type->byte_size() == 4 ? "st32 [" : "st16 [") + gv->asm_name + "], " + reg(r), s.span);
+          std::string where = gv->asm_name;
+          if (g.p->far_data) {
+            const int a = alloc_temp(ctx, s.span);
+            emit(ctx, "li " + reg(a) + ", " + gv->asm_name, s.span);
+            where = reg(a);
+          }
+          emit(ctx, std::string(gv->type->byte_size() == 4 ? "st32 [" : "st16 [") + where + "], " + reg(r), s.span);
           return;
         }
         if (target.k == Value::K::GLOBAL) fail(t.span, "unsupported: assigning a whole array");

@@ -72,6 +72,7 @@ struct DsdValue {
   int64_t wavelet_index = -1;
   bool advance_switch = false;
   std::string on_control;  // fabin: "" or "terminate"
+  Span span;               // of the @get_dsd, for errors found when the program is written
   std::string key() const;  // identity, to share one template register between equal DSDs
 };
 
@@ -95,6 +96,12 @@ struct Value {
   bool is_comptime() const { return k != K::RUNTIME && k != K::DSR_VAR && k != K::GLOBAL; }
   std::string str() const;  // for @comptime_print and canonical keys
 };
+
+// The memcpy firmware's host streams (firmware/README.md): H2D arrives on color 23 in input
+// queue 1; D2H leaves through the memcpy_d2h_fifo descriptor, named here by a color no route uses.
+constexpr int kH2dStreamColor = 23;
+constexpr int kD2hStreamColor = 31;
+constexpr int kStreamQueue = 1;
 
 Value make_int(int64_t v, TypeRef t = nullptr);
 Value make_float(double v, TypeRef t = nullptr);

@@ -182,6 +182,37 @@ TEST(CslGemv07, MatchesReferenceAndPrintsCycles) {
     }
 }
 
+// The host streams of <memcpy/memcpy>: MEMCPYH2D_1 into a fabin DSD, MEMCPYD2H_1 out of a fabout
+// DSD (tests/compiler/programs/stream).
+TEST(CslStreams, HostStreamsInAndOut) {
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    const int N = 9;
+    compiler::csl::CslOptions o;
+    o.layout_file = source_dir() + "/tests/compiler/programs/stream/layout.csl";
+    o.arch = arch;
+    o.fabric_w = 3;
+    o.fabric_h = 3;
+    o.offset_x = 1;
+    o.offset_y = 1;
+    o.params = {{"N", std::to_string(N)}};
+    o.out_dir = (fs::temp_directory_path() / ("wsemu-csl-stream-" + arch)).string();
+    auto r = compiler::csl::compile_csl(o);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    const xt::xarray<float> x = random_array({size_t(N)}, 9);
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    rt.launch("start");
+    runtime::host::MemcpyOptions stream;
+    stream.streaming = true;
+    rt.memcpy_h2d("start", words(x), 0, 0, 1, 1, N, stream);
+    std::vector<uint32_t> out(size_t(N), 0);
+    rt.memcpy_d2h(out, "start", 0, 0, 1, 1, N, stream);
+    const xt::xarray<float> got = floats(out, {size_t(N)});
+    for (int i = 0; i < N; ++i) EXPECT_FLOAT_EQ(got(i), x(i) + 1.0f) << i;
+  }
+}
+
 // Data task, local task, @activate, global scalars and a run-time if: the east PE sums N values
 // that the west PE streams to it (tests/compiler/programs/tasks).
 TEST(CslTasks, DataTaskSumsTheStream) {
