@@ -213,6 +213,49 @@ TEST(CslStreams, HostStreamsInAndOut) {
   }
 }
 
+// topic-09: the host stream through a FIFO and a loopback color into a data task (wse2, as the
+// assembly version); every value must come back cubed, in order.
+TEST(CslTopic09, FifoAndLoopbackCubeTheStream) {
+  for (auto [n, cap] : {std::pair{512, 64}, std::pair{40, 4}}) {
+    SCOPED_TRACE(std::to_string(n) + " elements, FIFO " + std::to_string(cap));
+    compiler::csl::CslOptions o;
+    o.layout_file = source_dir() + "/kernels/topic-09-fifos/csl/layout.csl";
+    o.fabric_w = 3;
+    o.fabric_h = 3;
+    o.offset_x = 1;
+    o.offset_y = 1;
+    o.params = {{"NUM_ELEMS", std::to_string(n)}, {"FIFO_CAP", std::to_string(cap)}};
+    o.out_dir = (fs::temp_directory_path() / "wsemu-csl-topic09").string();
+    auto r = compiler::csl::compile_csl(o);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    const xt::xarray<float> x = random_array({size_t(n)}, uint32_t(900 + n));
+    auto run = [&](const compiler::Executable& exe, const std::string& name, std::vector<uint32_t>& out, uint64_t& cycles) {
+      SdkRuntime rt(exe);
+      rt.load();
+      runtime::host::MemcpyOptions stream;
+      stream.streaming = true;
+      rt.launch("start");
+      rt.memcpy_h2d(name, words(x), 0, 0, 1, 1, n, stream);
+      out.assign(size_t(n), 0);
+      rt.memcpy_d2h(out, name, 0, 0, 1, 1, n, stream);
+      std::vector<uint32_t> ncubed(1);
+      rt.memcpy_d2h(ncubed, "ncubed", 0, 0, 1, 1, 1);
+      EXPECT_EQ(ncubed[0], uint32_t(n));
+      cycles = rt.cycles();
+    };
+    std::vector<uint32_t> out, out_asm;
+    uint64_t cycles = 0, cycles_asm = 0;
+    run(*r.executable, "start", out, cycles);
+    for (int i = 0; i < n; ++i) {
+      const float v = x(i);
+      ASSERT_EQ(std::bit_cast<float>(out[size_t(i)]), v * v * v) << "element " << i;
+    }
+    run(build_kernel("topic-09-fifos", {{"NUM_ELEMS", n}, {"FIFO_CAP", cap}}), "fifos", out_asm, cycles_asm);
+    std::printf("topic-09 %d elements, FIFO %d: cycles CSL %llu, assembly %llu\n", n, cap, (unsigned long long)cycles,
+                (unsigned long long)cycles_asm);
+  }
+}
+
 // Data task, local task, @activate, global scalars and a run-time if: the east PE sums N values
 // that the west PE streams to it (tests/compiler/programs/tasks).
 TEST(CslTasks, DataTaskSumsTheStream) {
