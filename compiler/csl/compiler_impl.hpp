@@ -23,6 +23,11 @@ namespace wsemu::compiler::csl {
 
 struct Program;
 
+// Register convention (codegen.hpp): locals and parameters in r8..r12, asynchronous ops'
+// scalar operands in r13..r15.
+constexpr int kLastLocalReg = 12;
+constexpr int kFirstAsyncReg = 13;
+
 struct GlobalVar {
   std::string csl_name, asm_name;
   TypeRef type;
@@ -84,6 +89,7 @@ struct Program {
   // Data may lie above 32 KiB, out of reach of a mem operand's 16-bit offset: addresses then go
   // through a register (`li` + the access), decided from the data size before code generation.
   bool far_data = false;
+  int async_reg_turn = 0;  // which of r13..r15 holds the next asynchronous op's scalar
   std::string asm_text;
 };
 
@@ -184,6 +190,7 @@ class Compiler {
   Value gen_convert(const Value& v, const TypeRef& t, Span at, Ctx& ctx);
   Value gen_if_expr(const Expr& e, const Value& cond, Ctx& ctx);
   void gen_vector_op(const Expr& e, Ctx& ctx);
+  static bool options_async(const Expr* options);
   void gen_stmt(const Stmt& s, Ctx& ctx);
   Value load_global(GlobalVar* g, Span at, Ctx& ctx);
   Value rvalue(const Value& v, Span at, Ctx& ctx);

@@ -23,12 +23,12 @@ void free_temp(Ctx& ctx, int r) {
 }
 
 int alloc_pool(Ctx& ctx, Span at, const std::string& what) {
-  for (int r = 8; r <= 15; ++r)
+  for (int r = 8; r <= kLastLocalReg; ++r)
     if (!ctx.gen->pool[size_t(r)]) {
       ctx.gen->pool[size_t(r)] = true;
       return r;
     }
-  fail(at, "unsupported: more than 8 run-time locals live at once in a function (" + what + ")");
+  fail(at, "unsupported: more than 5 run-time locals live at once in a function (" + what + ")");
 }
 
 std::string new_label(Ctx& ctx, const std::string& hint) {
@@ -149,6 +149,7 @@ void Compiler::generate_functions(Program& p) {
           fail(prm.span, "comptime parameter '" + prm.name + "' has no value here");
         b.value = fi->comptime_args[i];
       } else {
+        if (8 + runtime_params > kLastLocalReg) fail(prm.span, "unsupported: more than 5 run-time parameters");
         b.reg = 8 + runtime_params++;
         g.pool[size_t(b.reg)] = true;
         b.type = t;
@@ -416,7 +417,7 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
   FnInst* callee = function_instance(fn.mod, fn.fn, any_ct ? ct_args : std::vector<Value>{}, at);
   std::vector<int> saved;
   for (int r = 1; r < live_temps; ++r) saved.push_back(r);
-  for (int r = 8; r <= 15; ++r)
+  for (int r = 8; r <= kLastLocalReg; ++r)
     if (g.pool[size_t(r)]) saved.push_back(r);
   g.spill_words = std::max(g.spill_words, int(saved.size()));
   for (size_t k = 0; k < saved.size(); ++k)
@@ -444,6 +445,13 @@ std::string Compiler::dsd_operand(const Value& v, Span at, Ctx& ctx) {
   fail(at, "expected a DSD, found " + (v.type ? v.type->str() : v.str()));
 }
 
+bool Compiler::options_async(const Expr* options) {
+  if (!options || options->kind != ExprKind::ANON_STRUCT) return false;
+  for (size_t i = 0; i < options->names.size(); ++i)
+    if (options->names[i] == "async" && options->args[i]->kind == ExprKind::BOOL && options->args[i]->int_value) return true;
+  return false;
+}
+
 void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
   const std::string& n = e.text;
   std::vector<const Expr*> operands;
@@ -462,9 +470,22 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
                      std::to_string(operands.size()) + " given");
   const bool fp32 = n[0] == 'f' && n.back() == 's' && n != "fmachs";
   const bool fp16 = n[0] == 'f' && n.back() == 'h';
+  // The element width each operand has (a fabric DSD takes it from the operation, as in CSL).
+  auto width = [&](size_t i) {
+    if (n == "fmachs") return i >= 2 ? 16 : 32;
+    if (n == "fh2s") return i == 1 ? 16 : 32;
+    if (n == "fs2h") return i == 0 ? 16 : 32;
+    return fp16 || n.find("16") != std::string::npos ? 16 : 32;
+  };
   std::vector<std::string> ops;
   for (size_t i = 0; i < operands.size(); ++i) {
     Value v = eval(*operands[i], ctx);
+    if (v.k == Value::K::DSD && v.dsd && (v.dsd->kind == "fabin_dsd" || v.dsd->kind == "fabout_dsd") &&
+        v.dsd->elem_bits != width(i)) {
+      auto d = std::make_shared<DsdValue>(*v.dsd);
+      d->elem_bits = width(i);
+      v.dsd = d;
+    }
     if (v.k == Value::K::DSD || v.k == Value::K::DSR_VAR) {
       ops.push_back(dsd_operand(v, operands[i]->span, ctx));
       continue;
@@ -478,6 +499,13 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     if (v.k == Value::K::RUNTIME && v.type->kind == TK::FLOAT && !fp32 && !fp16 && n != "fmachs")
       fail(operands[i]->span, "@" + n + " takes integer scalars");
     int r = value_reg(*this, v, v.k == Value::K::RUNTIME ? nullptr : t, operands[i]->span, ctx);
+    if (options_async(options)) {
+      // The op reads a register source for every element while the task goes on (and the
+      // firmware clobbers r0..r7): the scalar lives in one of r13..r15, in turn.
+      const int keep = kFirstAsyncReg + ctx.gen->p->async_reg_turn++ % 3;
+      emit(ctx, "mov " + reg(keep) + ", " + reg(r), operands[i]->span);
+      r = keep;
+    }
     ops.push_back(reg(r));
   }
   std::string suffix;

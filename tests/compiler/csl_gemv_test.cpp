@@ -256,6 +256,36 @@ TEST(CslTopic09, FifoAndLoopbackCubeTheStream) {
   }
 }
 
+// pipeline-01: +1 on a 16-bit host stream (add16 over fabric DSDs, 16 bits wide from the
+// operation), east on a color, out through MEMCPYD2H_1 (wse2, as the assembly version).
+TEST(CslPipeline01, AddsOneToTheStream) {
+  const int size = 12;
+  compiler::csl::CslOptions o;
+  o.layout_file = source_dir() + "/kernels/pipeline-01-basic/csl/layout.csl";
+  o.fabric_w = 4;
+  o.fabric_h = 3;
+  o.offset_x = 1;
+  o.offset_y = 1;
+  o.params = {{"SIZE", std::to_string(size)}};
+  o.out_dir = (fs::temp_directory_path() / "wsemu-csl-pipeline01").string();
+  auto r = compiler::csl::compile_csl(o);
+  ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+  std::mt19937 gen(101);
+  std::vector<uint32_t> in(static_cast<size_t>(size));
+  for (uint32_t& x : in) x = gen() & 0xFFFF;
+  in[0] = 0xFFFF;  // wraps to 0
+  SdkRuntime rt(*r.executable);
+  rt.load();
+  runtime::host::MemcpyOptions stream;
+  stream.streaming = true;
+  rt.launch("start");
+  rt.memcpy_h2d("start", in, 0, 0, 1, 1, size, stream);
+  std::vector<uint32_t> out(static_cast<size_t>(size));
+  rt.memcpy_d2h(out, "start", 1, 0, 1, 1, size, stream);
+  for (size_t i = 0; i < in.size(); ++i) EXPECT_EQ(out[i], (in[i] + 1) & 0xFFFF) << "element " << i;
+  std::printf("pipeline-01 %d elements: cycles CSL %llu\n", size, (unsigned long long)rt.cycles());
+}
+
 // Data task, local task, @activate, global scalars and a run-time if: the east PE sums N values
 // that the west PE streams to it (tests/compiler/programs/tasks).
 TEST(CslTasks, DataTaskSumsTheStream) {
