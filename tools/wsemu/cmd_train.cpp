@@ -13,6 +13,7 @@
 #include "runtime/cluster/protocol.hpp"
 #include "runtime/train/data_order.hpp"
 #include "runtime/wstrain/orchestrator.hpp"
+#include "runtime/wstrain/scaling_study.hpp"
 #include "runtime/wstrain/worker.hpp"
 #include "tools/wsemu/subcommand.hpp"
 
@@ -92,6 +93,8 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
   auto memoryx = std::make_shared<std::string>();
   auto swarmx = std::make_shared<std::string>();
   auto quiet = std::make_shared<bool>(false);
+  auto scaling = std::make_shared<bool>(false);
+  auto scaling_wafers = std::make_shared<std::vector<size_t>>(std::vector<size_t>{1, 2, 4, 8, 16});
   app.description(
       "Train an MLP by weight streaming on a virtual cluster: MemoryX holds the weights and the optimizer, a "
       "SwarmX tree broadcasts each layer's weights to N wafers and adds their gradients, and each wafer is its "
@@ -140,6 +143,13 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
       ->check(in_range(0, 1.8e19))
       ->capture_default_str();
   app.add_flag("-q,--quiet", *quiet, "no per-step progress");
+  app.add_flag("--scaling-study", *scaling,
+               "run the model on each of --scaling-wafers with --batch per wafer and as the global batch, dense and "
+               "at sparsity 0.5 and 0.9; print throughput, speed-up, efficiency and the critical path; write "
+               "scaling.csv and scaling.png into --out");
+  app.add_option("--scaling-wafers", *scaling_wafers, "with --scaling-study: the wafer counts")
+      ->delimiter(',')
+      ->check(in_range(1, 64));
   return [=] {
     try {
       wstrain::TrainOptions options = *o;
@@ -173,6 +183,12 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
         options.run.steps = static_cast<uint64_t>(std::ceil((*epochs > 0 ? *epochs : 1.0) * per_epoch));
       }
       options.progress_bar = !*quiet && ::isatty(STDERR_FILENO);
+      if (*scaling) {
+        wstrain::ScalingStudyOptions study;
+        study.wafers = *scaling_wafers;
+        wstrain::run_scaling_study(options, study, std::cout);
+        return 0;
+      }
       std::ostream null_stream(nullptr);
       const wstrain::TrainReport report = wstrain::run_training(options, *quiet ? null_stream : std::cerr);
       wstrain::print_report(options, report, std::cout);

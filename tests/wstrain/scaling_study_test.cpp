@@ -1,0 +1,99 @@
+// `wsemu train --scaling-study` at CI size: 1 and 2 wafers, both batch modes, dense and sparse.
+// The table, scaling.csv and scaling.png are written; every row's throughput is its global
+// batch over its cycles at the clock, speed-up and efficiency follow from the 1-wafer row.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string bin_dir() {
+  const char* dir = std::getenv("WSEMU_BIN_DIR");
+  return dir != nullptr ? dir : "build/bin";
+}
+
+int run_cli(const std::string& args, std::string& output) {
+  FILE* pipe = ::popen((bin_dir() + "/wsemu " + args + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char buffer[4096];
+  output.clear();
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::vector<std::string> split(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream in(line);
+  for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
+  return cells;
+}
+
+TEST(ScalingStudy, WritesTheTableTheCsvAndThePlot) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "wsemu-scaling-study-test";
+  std::filesystem::remove_all(dir);
+  std::string out;
+  ASSERT_EQ(run_cli("train --scaling-study --scaling-wafers 1,2 --model mlp:16,12,4 --dataset synthetic "
+                    "--synthetic-samples 256 --batch 4 --steps 2 --lr 0.01 -q --out " + dir.string(), out), 0)
+      << out;
+  EXPECT_NE(out.find("speed-up"), std::string::npos) << out;
+  EXPECT_NE(out.find("critical path"), std::string::npos) << out;
+
+  std::ifstream csv(dir / "scaling.csv");
+  ASSERT_TRUE(csv) << out;
+  std::string line;
+  std::getline(csv, line);
+  const std::vector<std::string> header = split(line);
+  std::map<std::string, size_t> col;
+  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
+  for (const char* name : {"mode", "sparsity", "wafers", "global_batch", "cycles_per_step", "samples_per_s",
+                           "speedup", "efficiency", "stream_exposed", "optimizer"})
+    ASSERT_TRUE(col.count(name)) << name << " missing in " << line;
+  size_t rows = 0;
+  std::map<std::string, double> one_wafer;  // mode + sparsity -> samples/s
+  while (std::getline(csv, line)) {
+    const std::vector<std::string> c = split(line);
+    ASSERT_EQ(c.size(), header.size()) << line;
+    ++rows;
+    const std::string series = c[col["mode"]] + "/" + c[col["sparsity"]];
+    const double wafers = std::stod(c[col["wafers"]]), batch = std::stod(c[col["global_batch"]]);
+    const double cycles = std::stod(c[col["cycles_per_step"]]), rate = std::stod(c[col["samples_per_s"]]);
+    EXPECT_GT(cycles, 0.0) << line;
+    EXPECT_NEAR(rate, batch / (cycles / 850e6), 1e-3 * rate) << line;  // the profile's clock
+    EXPECT_EQ(batch, c[col["mode"]] == "per-wafer" ? 4.0 * wafers : 4.0) << line;
+    if (wafers == 1) one_wafer[series] = rate;
+    ASSERT_TRUE(one_wafer.count(series)) << "the 1-wafer row comes first: " << line;
+    const double speedup = rate / one_wafer[series];
+    EXPECT_NEAR(std::stod(c[col["speedup"]]), speedup, 1e-3) << line;
+    EXPECT_NEAR(std::stod(c[col["efficiency"]]), speedup / wafers, 1e-3) << line;
+  }
+  EXPECT_EQ(rows, 2u * 3u * 2u);  // modes x sparsities x wafer counts
+  EXPECT_EQ(one_wafer.size(), 6u);
+
+  std::ifstream png(dir / "scaling.png", std::ios::binary);
+  char magic[8] = {};
+  ASSERT_TRUE(png.read(magic, 8)) << "no scaling.png";
+  EXPECT_EQ(std::string(magic + 1, 3), "PNG");
+  EXPECT_GT(std::filesystem::file_size(dir / "scaling.png"), 1000u);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(ScalingStudy, RefusesAStudyItCannotRun) {
+  std::string out;
+  EXPECT_EQ(run_cli("train --scaling-study --model mlp:16,4 --dataset synthetic --steps 1", out), 2) << out;
+  EXPECT_NE(out.find("needs --out"), std::string::npos) << out;
+  EXPECT_EQ(run_cli("train --scaling-study --scaling-wafers 1,8 --batch 4 --model mlp:16,4 --dataset synthetic "
+                    "--steps 1 --out /tmp/wsemu-scaling-refused", out), 2) << out;
+  EXPECT_NE(out.find("smaller than 8 wafers"), std::string::npos) << out;
+  EXPECT_EQ(run_cli("train --net nope=1 --model mlp:16,4 --dataset synthetic --steps 1", out), 2) << out;
+  EXPECT_NE(out.find("--net nope=1"), std::string::npos) << out;
+}
+
+}  // namespace
