@@ -153,6 +153,7 @@ void Compiler::generate_functions(Program& p) {
         b.reg = 8 + runtime_params++;
         g.pool[size_t(b.reg)] = true;
         b.type = t;
+        b.constant = true;  // parameters are immutable in CSL
       }
       scope.names[prm.name] = b;
     }
@@ -168,13 +169,21 @@ void Compiler::generate_functions(Program& p) {
         }
     }
     if (fi->is_task && runtime_params > 0) {
-      // A data task receives its wavelet in r0 (32 bits) or r1/r2 (the two 16-bit halves).
-      TypeRef t0 = scope.names[fn.params[0].name].type;
-      if (runtime_params == 1) emit(ctx, std::string("mov r8, ") + (t0->byte_size() == 2 ? "r1" : "r0"), fn.span);
-      else if (runtime_params == 2) {
+      // A data task receives its wavelet in r0 (32 bits) or r1/r2 (the two 16-bit halves). The
+      // parameters stay there (generated code never writes r0, and r1/r2 only as temporaries,
+      // so those are copied to r8/r9 only when the body needs temporaries: always, to be safe).
+      if (runtime_params > 2) fail(fn.span, "a data task takes one 32-bit or two 16-bit parameters");
+      Binding& b0 = scope.names[fn.params[0].name];
+      if (runtime_params == 1 && b0.type->byte_size() == 4) {
+        g.pool[size_t(b0.reg)] = false;
+        b0.reg = 0;
+        b0.constant = true;
+      } else if (runtime_params == 1) {
+        emit(ctx, "mov r8, r1", fn.span);
+      } else {
         emit(ctx, "mov r8, r1", fn.span);
         emit(ctx, "mov r9, r2", fn.span);
-      } else fail(fn.span, "a data task takes one 32-bit or two 16-bit parameters");
+      }
     }
     for (const StmtPtr& s : fn.body) {
       gen_stmt(*s, ctx);

@@ -321,6 +321,41 @@ TEST(CslTopic15, MicrothreadsCarryTwoTransfersAtOnce) {
   EXPECT_NE(compiler::layout::format_diagnostics(r2.diagnostics).find("topic-15 is a WSE-3 program"), std::string::npos);
 }
 
+// topic-03: a data task on the host stream (wse2: its color, wse3: its queue), u32 wrapping sum.
+TEST(CslTopic03, DataTaskSumsTheHostStream) {
+  for (auto [arch, n] : {std::pair{std::string("wse2"), size_t(100)}, std::pair{std::string("wse3"), size_t(64)}}) {
+    SCOPED_TRACE(arch);
+    compiler::csl::CslOptions o;
+    o.layout_file = source_dir() + "/kernels/topic-03-streaming-wavelet-data/csl/layout.csl";
+    o.arch = arch;
+    o.fabric_w = 3;
+    o.fabric_h = 3;
+    o.offset_x = 1;
+    o.offset_y = 1;
+    o.out_dir = (fs::temp_directory_path() / ("wsemu-csl-topic03-" + arch)).string();
+    auto r = compiler::csl::compile_csl(o);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    std::mt19937 gen(uint32_t(300 + n));
+    std::vector<uint32_t> data(n);
+    uint32_t expected = 0;
+    for (uint32_t& v : data) {
+      v = gen();
+      expected += v;
+    }
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    runtime::host::MemcpyOptions stream;
+    stream.streaming = true;
+    rt.memcpy_h2d("sum", data, 0, 0, 1, 1, int(n), stream);
+    std::vector<uint32_t> sum(1), count(1);
+    rt.memcpy_d2h(sum, "sum", 0, 0, 1, 1, 1);
+    rt.memcpy_d2h(count, "count", 0, 0, 1, 1, 1);
+    EXPECT_EQ(sum[0], expected);
+    EXPECT_EQ(count[0], n);
+    std::printf("topic-03 %s, %zu wavelets: cycles CSL %llu\n", arch.c_str(), n, (unsigned long long)rt.cycles());
+  }
+}
+
 // Data task, local task, @activate, global scalars and a run-time if: the east PE sums N values
 // that the west PE streams to it (tests/compiler/programs/tasks).
 TEST(CslTasks, DataTaskSumsTheStream) {
