@@ -154,10 +154,12 @@ int check_command(CheckArgs& a) {
   runtime::host::SdkRuntime rt(p->exe, p->options);
   std::map<std::string, runtime::npy::NpyArray> outputs;
   const auto run_start = std::chrono::steady_clock::now();
+  std::shared_ptr<KernelPrints> prints;
   try {
+    prints = show_kernel_prints(rt);
     outputs = runtime::host::run_kernel(rt, p->request);
   } catch (const runtime::host::HostError& e) {
-    write_stats(rt, a.run.stats_path, "check");
+    write_stats(rt, a.run.stats_path, "check", prints.get());
     write_junit(a.junit, a.run.kernel,
                 {{"run", CaseResult::Outcome::ERROR, error_type(e), e.what(), seconds_since(run_start)}}, rt.cycles());
     return report_host_error(e, "check");
@@ -199,7 +201,7 @@ int check_command(CheckArgs& a) {
   }
   std::printf("wsemu check: %s: %s\n", all ? "PASS" : "FAIL", cycles_line(rt).c_str());
   write_junit(a.junit, a.run.kernel, cases, rt.cycles());
-  if (!write_stats(rt, a.run.stats_path, "check")) return kExitUsage;
+  if (!write_stats(rt, a.run.stats_path, "check", prints.get())) return kExitUsage;
   return all ? 0 : kExitMismatch;
 }
 
