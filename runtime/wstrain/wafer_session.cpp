@@ -216,6 +216,12 @@ void WaferSession::pump(size_t layer, const ColumnStreams& streams, std::vector<
     return true;
   };
   auto fail = [&](const std::string& why) { return std::runtime_error(fmt::format("wafer: {}: {}", what, why)); };
+  // Checked now and then, not every cycle: a forward pass that sends south is a kernel mistake.
+  auto check_nothing_went_south = [&] {
+    for (size_t x = 0; x < k && gradients == nullptr; ++x)
+      if (wafer.edge_output_count(static_cast<int>(x), bottom, emu::Direction::SOUTH) > 0)
+        throw fail(fmt::format("column {} sent a wavelet south in a forward pass", x));
+  };
   emu::Wavelet w;
   w.color = kWeightColor;
   for (;;) {
@@ -240,13 +246,8 @@ void WaferSession::pump(size_t layer, const ColumnStreams& streams, std::vector<
       }
       if (p < words.size()) all_pushed = false;
     }
-    for (size_t x = 0; x < k; ++x) {
+    for (size_t x = 0; x < k && gradients != nullptr; ++x) {
       const int column = static_cast<int>(x);
-      if (gradients == nullptr) {
-        if (wafer.edge_output_count(column, bottom, emu::Direction::SOUTH) > 0)
-          throw fail(fmt::format("column {} sent a wavelet south in a forward pass", x));
-        continue;
-      }
       while (tokens >= 1.0) {
         const std::optional<emu::Wavelet> out = wafer.pop_edge(column, bottom, emu::Direction::SOUTH);
         if (!out) break;
@@ -270,6 +271,7 @@ void WaferSession::pump(size_t layer, const ColumnStreams& streams, std::vector<
       waited += wafer.cycle() - now;
     }
     const bool probe = ++quiet >= kStallProbeCycles && !starving;
+    if (probe || all_pushed) check_nothing_went_south();
     if (moved) quiet = 0;
     // Long without edge traffic though nothing is missing: ask whether the wafer still moves.
     const emu::RunResult r = probe ? wafer.run(1) : wafer.step();
@@ -287,6 +289,7 @@ void WaferSession::pump(size_t layer, const ColumnStreams& streams, std::vector<
   const emu::RunResult settled = wafer.run(~uint64_t{0} >> 2);
   if (settled.status == emu::RunResult::Status::FAULT || settled.status == emu::RunResult::Status::CYCLE_LIMIT)
     throw fail(settled.to_string());
+  check_nothing_went_south();
   const uint64_t spent = wafer.cycle() - start;
   phase_cycles += spent;
   clock_->end_pass(pass, wafer.cycle(), waited);
