@@ -2,9 +2,14 @@
 # Compiles every example of a checkout of the SDK's example suite (Cerebras/csl-examples or
 # sdk-examples) with `wsemu cslc`, using each example's own cslc line from commands_wse2.sh /
 # commands_wse3.sh, and prints a Markdown table: the example, then per arch "compiles" or the
-# first error. Usage: tools/csl_examples.sh CHECKOUT [wse2|wse3 ...]  (WSEMU_BIN: build/bin)
+# first error. With --run, each example that compiles also runs its own host script (the
+# cs_python line of the same file) through `wsemu python`, in a scratch copy of its folder, and
+# the cell says SUCCESS (exit 0 and "SUCCESS" printed) or the first thing that failed.
+# Usage: tools/csl_examples.sh [--run] CHECKOUT [wse2|wse3 ...]  (WSEMU_BIN: build/bin)
 set -u
-root=${1:?usage: tools/csl_examples.sh CHECKOUT [ARCH...]}
+run=0
+if [ "${1:-}" = "--run" ]; then run=1; shift; fi
+root=${1:?usage: tools/csl_examples.sh [--run] CHECKOUT [ARCH...]}
 shift
 archs=${*:-wse2 wse3}
 bin=${WSEMU_BIN:-$(dirname "$0")/../build/bin}
@@ -13,6 +18,21 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 printf '| example |'; for a in $archs; do printf ' %s |' "$a"; done; printf '\n|---|'
 for a in $archs; do printf -- '---|'; done; printf '\n'
+# Compiles the example again into a scratch copy of its folder, under the -o name of its cslc
+# line, and runs its cs_python line there with `wsemu python`; prints the cell.
+run_example() {
+  local dir=$1 cmds=$2 line=$3 a=$4 copy="$scratch/run" name py output status
+  rm -rf "$copy" && cp -r "$dir" "$copy"
+  name=$(echo "$line" | grep -oE -- '-o[= ][^ ]+' | head -1 | sed -E 's/^-o[= ]//')
+  py=$(tr '\n' ' ' < "$cmds" | sed 's/\\ */ /g' | grep -o 'cs_python [^;&|]*' | head -1 | sed 's/^cs_python //')
+  if [ -z "$py" ]; then echo "compiles; no cs_python line"; return; fi
+  (cd "$copy" && eval "\"$wsemu\" cslc --arch=$a -o ${name:-out} $args" >/dev/null 2>&1)
+  output=$(cd "$copy" && eval "timeout 300 \"$wsemu\" python $py" 2>&1)
+  status=$?
+  if [ $status -eq 0 ] && echo "$output" | grep -q "SUCCESS"; then echo "SUCCESS"; return; fi
+  echo "compiles; run (exit $status): $(echo "$output" | grep -E 'Error|error' | tail -1 | sed 's/|/\\|/g' | cut -c1-150)"
+}
+
 for dir in "$root"/tutorials/* "$root"/benchmarks/*; do
   [ -d "$dir" ] || continue
   name=$(basename "$(dirname "$dir")")/$(basename "$dir")
@@ -20,7 +40,7 @@ for dir in "$root"/tutorials/* "$root"/benchmarks/*; do
   for a in $archs; do
     cmds="$dir/commands_$a.sh"
     [ -f "$cmds" ] || cmds="$dir/commands.sh"
-    line=$(tr '\n' ' ' < "$cmds" 2>/dev/null | sed 's/\\ */ /g' | grep -o 'cslc [^;&|]*' | head -1 | sed 's/ cs_python.*//')
+    line=$(tr '\n' ' ' 2>/dev/null < "$cmds" | sed 's/\\ */ /g' | grep -o 'cslc [^;&|]*' | head -1 | sed 's/ cs_python.*//')
     if [ -z "$line" ]; then
       if grep -q "SdkLayout\|sdk_layout" "$dir"/*.py 2>/dev/null; then printf ' SdkLayout (Python API) |'; else printf ' no cslc line |'; fi
       continue
@@ -29,7 +49,10 @@ for dir in "$root"/tutorials/* "$root"/benchmarks/*; do
     out="$scratch/out"
     rm -rf "$out"
     msg=$(cd "$dir" && eval "\"$wsemu\" cslc --arch=$a -o \"$out\" $args" 2>&1)
-    if [ $? -eq 0 ]; then
+    compiled=$?
+    if [ $compiled -eq 0 ] && [ $run -eq 1 ]; then
+      printf ' %s |' "$(run_example "$dir" "$cmds" "$line" "$a")"
+    elif [ $compiled -eq 0 ]; then
       printf ' compiles |'
     else
       first=$(echo "$msg" | grep -m1 -E 'error:' | sed "s#$root/##; s#$dir/##; s/|/\\\\|/g" | cut -c1-150)

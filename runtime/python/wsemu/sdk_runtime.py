@@ -513,6 +513,8 @@ class SdkRuntime:
                              f"{type(dest).__name__}")
         hosting = sorted({s["rect"] for s in self.executable["symbols"]} |
                          {f["rect"] for f in self.executable["functions"]})
+        if not hosting:  # a program that only streams exports nothing: its rectangle, if one
+            hosting = list(range(len(self.executable["rects"])))
         if len(hosting) != 1:
             names = [self.executable["rects"][i]["name"] for i in hosting]
             raise UsageError(f"{call} (streaming): stream id {int(dest)} is ambiguous in a program with "
