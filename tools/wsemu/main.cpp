@@ -26,6 +26,12 @@ int main(int argc, char** argv) {
     CLI::App* sub = app.add_subcommand(cmd.name);
     actions[sub] = cmd.setup(*sub);
   }
+  // CLI11 would call an unknown first word "A subcommand is required"; name it instead.
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::none_of(cmds.begin(), cmds.end(), [&](const Subcommand& c) { return c.name == argv[1]; })) {
+    std::fprintf(stderr, "wsemu: unknown subcommand '%s' (`wsemu --help` lists them)\n", argv[1]);
+    return kExitUsage;
+  }
   WSEMU_CLI_PARSE(app, argc, argv);
   try {
     for (auto& [sub, action] : actions)
