@@ -8,7 +8,7 @@ import textwrap
 
 import numpy as np
 
-from conftest import GEMV01, GEMV09, WSEMU
+from conftest import GEMV01, GEMV09, SOURCE_DIR, WSEMU
 
 SDK_STYLE_GEMV09 = textwrap.dedent("""\
     import argparse
@@ -138,6 +138,50 @@ def test_python_and_run_give_identical_outputs_and_cycles(kernels, tmp_path, rng
     assert python_line.removeprefix("wsemu python: ") == run_line.removeprefix("wsemu run: ")
     summary = wsemu("trace", tmp_path / "python.wstrace", "summary")
     assert summary.returncode == 0, summary.stderr
+
+
+def test_csl_kernel_compiled_by_cslc_runs_an_sdk_style_script(tmp_path):
+    """The SDK's flow end to end: wsemu's own CSL gemv-01, `wsemu cslc` with the SDK's options,
+    and a run script that reads out.json and drives SdkRuntime, through `wsemu python`."""
+    out = tmp_path / "out"
+    r = wsemu("cslc", f"{SOURCE_DIR}/kernels/gemv-01-single-pe/csl/layout.csl", "--arch=wse3", "--fabric-dims=8,3",
+              "--fabric-offsets=4,1", "--params=M:5,N:3", "-o", out, "--memcpy", "--channels", "1")
+    assert r.returncode == 0, r.stderr
+    script = write(tmp_path / "run.py", textwrap.dedent("""\
+        import argparse
+        import json
+        import numpy as np
+        from cerebras.sdk.runtime.sdkruntimepybind import SdkRuntime, MemcpyDataType, MemcpyOrder
+
+        parser = argparse.ArgumentParser()
+        parser.add_argument("--name")
+        parser.add_argument("--cmaddr")
+        args = parser.parse_args()
+        with open(f"{args.name}/out.json", encoding="utf-8") as f:
+            params = json.load(f)["params"]
+        M, N = int(params["M"]), int(params["N"])
+        rng = np.random.default_rng(3)
+        A = rng.standard_normal((M, N)).astype(np.float32)
+        x = rng.standard_normal(N).astype(np.float32)
+        b = rng.standard_normal(M).astype(np.float32)
+        runner = SdkRuntime(args.name, cmaddr=args.cmaddr)
+        syms = [runner.get_id(s) for s in ("A", "x", "b", "y")]
+        runner.load()
+        runner.run()
+        for sym, data in zip(syms, (A.ravel(), x, b)):
+            runner.memcpy_h2d(sym, data, 0, 0, 1, 1, data.size, streaming=False, order=MemcpyOrder.ROW_MAJOR,
+                              data_type=MemcpyDataType.MEMCPY_32BIT, nonblock=False)
+        runner.launch("compute", nonblock=False)
+        y = np.zeros(M, np.float32)
+        runner.memcpy_d2h(y, syms[3], 0, 0, 1, 1, M, streaming=False, order=MemcpyOrder.ROW_MAJOR,
+                          data_type=MemcpyDataType.MEMCPY_32BIT, nonblock=False)
+        runner.stop()
+        np.testing.assert_allclose(y, A.astype(np.float64) @ x + b, rtol=1e-5, atol=1e-5)
+        print("SUCCESS!")
+    """))
+    r = wsemu("python", script, "--name", out, cwd=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "SUCCESS!" in r.stdout and "(wse3 8x3;" in r.stderr
 
 
 def test_threads_give_identical_results(kernels, tmp_path):
