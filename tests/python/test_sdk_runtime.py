@@ -241,3 +241,25 @@ def test_nonblock_tasks_complete_in_issue_order(kernels, rng):
     runner.task_wait(runner.memcpy_d2h(y, "y", 0, 0, 1, 1, 4, nonblock=True))
     runner.stop()
     np.testing.assert_allclose(y, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("order", [MemcpyOrder.ROW_MAJOR, MemcpyOrder.COL_MAJOR], ids=["row", "col"])
+def test_row_and_column_broadcasts(kernels, rng, order):
+    """s = r + c on every PE: r sent once per row (rowbcast), c once per column (colbcast)."""
+    PW, PH, N = 4, 3, 8
+    bindir = kernels("kernels/row-col-broadcast/layout.wsl", PW=PW, PH=PH, N=N)
+    rows = rng.standard_normal((PH, N)).astype(np.float32)  # row y's vector
+    cols = rng.standard_normal((PW, N)).astype(np.float32)  # column x's vector
+    fortran = order == MemcpyOrder.COL_MAJOR
+    runner = SdkRuntime(bindir)
+    runner.load()
+    runner.memcpy_h2d_rowbcast(runner.get_id("r"), rows.ravel(order="F" if fortran else "C"), 0, 0, PW, PH, N,
+                               data_type=M32, order=order, nonblock=False)
+    runner.memcpy_h2d_colbcast(runner.get_id("c"), cols.ravel(order="F" if fortran else "C"), 0, 0, PW, PH, N,
+                               data_type=M32, order=order, nonblock=False)
+    runner.launch("combine")
+    s = np.zeros((PH, PW, N), np.float32)
+    runner.memcpy_d2h(s, runner.get_id("s"), 0, 0, PW, PH, N)
+    runner.stop()
+    expected = rows[:, None, :].astype(np.float64) + cols[None, :, :]
+    np.testing.assert_allclose(s, expected, rtol=1e-6, atol=1e-6)
