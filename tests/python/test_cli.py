@@ -90,6 +90,14 @@ def test_exit_codes(kernels, tmp_path):
     usage = write(tmp_path / "usage.py", "import wsemu\nwsemu.SdkRuntime('.', cmaddr='1.2.3.4:9000')\n")
     r = wsemu("python", usage)
     assert r.returncode == 2 and "no hardware" in r.stderr
+    r = wsemu("python", "--max-cycles", 50, write(tmp_path / "long.py", textwrap.dedent(f"""\
+        import numpy as np
+        from cerebras.sdk.runtime.sdkruntimepybind import SdkRuntime
+        r = SdkRuntime({kernels(GEMV01)!r})
+        r.load()
+        r.memcpy_h2d("A", np.zeros(24, np.float32), 0, 0, 1, 1, 24)
+    """)))
+    assert r.returncode == 5 and "CycleLimitError" in r.stderr
     r = wsemu("python", tmp_path / "missing.py")
     assert r.returncode != 0
 
