@@ -87,6 +87,10 @@ def test_wrong_sizes_and_rectangles(gemv01):
         gemv01.memcpy_h2d("b", np.zeros(0, np.float32), 0, 0, 0, 1, 4)
     with pytest.raises(UsageError, match="holds 4 per PE"):
         gemv01.memcpy_h2d("b", np.zeros(5, np.float32), 0, 0, 1, 1, 5)
+    with pytest.raises(UsageError, match="out of range"):
+        gemv01.memcpy_h2d("b", np.zeros(4, np.float32), 2**31 - 1, 0, 2, 1, 4)
+    with pytest.raises(UsageError, match="not a cycle count"):
+        gemv01.run_cycles(-1)
     with pytest.raises(UsageError, match="outside rectangle"):
         gemv01.read_symbol(0, 1, "y")
     with pytest.raises(UsageError, match="3 x 3 fabric"):

@@ -356,8 +356,9 @@ class SdkRuntime:
 
     def run_cycles(self, cycles):
         """Runs at most ``cycles`` cycles; returns {status, cycles_run, cycle, fault, hang}."""
-        (cycles,) = self._ints("run_cycles", cycles)
-        return self._call(self._session.run_cycles, cycles)
+        if not _is_int(cycles) or not 0 <= int(cycles) < (1 << 64):
+            raise UsageError(f"run_cycles: {cycles!r} is not a cycle count (0 .. 2^64-1)")
+        return self._call(self._session.run_cycles, int(cycles))
 
     def start_trace(self, path, events="all", rect=None, colors=None, cycles=None):
         """Records the fabric's events into a .wstrace file (the options of `wsemu run --trace`)."""
@@ -461,7 +462,7 @@ class SdkRuntime:
             if not _is_int(v):
                 raise DtypeError(f"{call}: {v!r} is not an integer (PE coordinates, sizes and counts are ints)")
             v = int(v)
-            if not -(1 << 31) <= v < (1 << 31):
+            if not -(1 << 24) <= v < (1 << 24):  # far beyond any fabric; keeps x + w in range
                 raise UsageError(f"{call}: {v} is out of range")
             out.append(v)
         return out
