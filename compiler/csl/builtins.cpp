@@ -350,6 +350,16 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     v.type = make_type(TK::COLOR);
     return v;
   }
+  if (n == "wsemu_number") {
+    // Library-only: the number behind a comptime task id, color, queue or direction, for
+    // libraries that encode one into a wavelet (<control>) or compute with it (<directions>).
+    if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@" + n + " is reserved for the standard library");
+    argc(1, 1);
+    Value v = ct(0, "id");
+    if (v.k != K::TASK_ID && v.k != K::COLOR && v.k != K::QUEUE && v.k != K::DIRECTION)
+      fail(e.args[0]->span, "@wsemu_number needs a task id, color, queue or direction");
+    return make_int(v.i);
+  }
   if (n == "wsemu_coord" || n == "wsemu_tsc" || n == "wsemu_tsch") {
     // Library-only run-time reads: this PE's coordinate in the kernel rectangle, the cycle counter.
     if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@" + n + " is reserved for the standard library");
