@@ -151,6 +151,13 @@ bool PeCore::has_work() const {
   return tasks.pick(inputs_ready()) >= 0;
 }
 
+void PeCore::replay_stalled_cycles(uint64_t cycles) {
+  for (uint32_t m = ops_active & 0xFFu; m; m &= m - 1)
+    stats.microthread_stall_cycles[size_t(ops[__builtin_ctz(m)].stall.reason)] += cycles;
+  // main.stall is reset each cycle the main thread is free to issue, so it names this cycle's stall.
+  if (main.stall.reason != StallReason::NONE) stats.stall_cycles[size_t(main.stall.reason)] += cycles;
+}
+
 void PeCore::stall_main(StallInfo info, const Context& ctx) {
   main.stall = info;
   ++stats.stall_cycles[size_t(info.reason)];

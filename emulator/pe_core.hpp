@@ -107,6 +107,11 @@ class PeCore final : public RampPort {
          int rect_x, int rect_y, uint64_t now);
 
   CycleResult step(const Context& ctx);
+  // Adds `cycles` cycles like the last one, which made no progress: then every active
+  // microthread was stalled and the main thread idle or stalled, and a repeat changes nothing
+  // but one stall cycle per stalled thread, for the reason it holds. For the wafer's tiles that
+  // wait without being stepped until a wavelet or a credit arrives.
+  void replay_stalled_cycles(uint64_t cycles);
 
   // RampPort (the router calls these in the same tile's compute phase).
   bool ramp_peek(int color, uint64_t now, Wavelet& out) const override;

@@ -286,6 +286,7 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
   // output queue cannot move a wavelet, so only the colors in `waiting` are visited: rotating
   // the mask by the first color's number keeps the turn order.
   const uint32_t waiting = r.link_pending | (core ? core->ramp_colors() : 0u);
+  r.last_backpressured = r.last_contended = 0;
   if (waiting == 0) return rc;
   OutputAllocation alloc;
   bool ramp_in_used = false;
@@ -298,11 +299,23 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
     rc.progressed |= route_color(r, core, r.channels[channel_index], alloc, ramp_in_used, ctx);
   }
   // Link statistics: a blocked output counts once per cycle, backpressure before contention.
+  r.last_backpressured = alloc.backpressured;
+  r.last_contended = alloc.contended;
   for (int d = 0; d < kNumDirections; ++d) {
     if (alloc.backpressured & (1u << d)) ++r.link_stats[d].backpressure_cycles;
     else if (alloc.contended & (1u << d)) ++r.link_stats[d].contention_cycles;
   }
   return rc;
+}
+
+void router_replay_idle_cycles(RouterState& r, uint64_t cycles) {
+  const size_t n = r.channels.size();
+  if (cycles == 0 || n == 0) return;
+  r.next_channel = uint8_t((r.next_channel + cycles) % n);
+  for (int d = 0; d < kNumDirections; ++d) {
+    if (r.last_backpressured & (1u << d)) r.link_stats[d].backpressure_cycles += cycles;
+    else if (r.last_contended & (1u << d)) r.link_stats[d].contention_cycles += cycles;
+  }
 }
 
 bool color_swapped(const RouterState& r, int color, Direction from) {

@@ -136,6 +136,8 @@ struct RouterState {
   DirectionMask off_fabric = 0;  // link directions that face off the fabric: host edge ports
   uint8_t next_channel = 0;      // round robin over colors
   DirectionMask out_valid = 0;
+  // The outputs the last cycle found blocked (link statistics), for router_replay_idle_cycles.
+  DirectionMask last_backpressured = 0, last_contended = 0;
   std::vector<ColorChannel> channels;  // sorted by color
   // Outbox, written in compute, read by the neighbours in commit, cleared after.
   std::array<uint32_t, kNumLinkDirections> out_credits{};  // colors whose buffer freed a slot
@@ -182,6 +184,11 @@ struct RouterContext {
 
 // One cycle of forwarding. Faults (unrouted color, unsupported command) throw FaultError.
 RouterCycle route_cycle(RouterState& router, RampPort* core, const RouterContext& ctx);
+
+// Adds `cycles` cycles in which route_cycle would move nothing and see the same blocked outputs
+// as in its last call: the round robin and the link statistics advance as if it had been
+// called each cycle. For tiles that wait without being stepped (Wafer's wake-up on input).
+void router_replay_idle_cycles(RouterState& router, uint64_t cycles);
 
 // Commit phase: what a neighbour sent through the link that arrives from direction `from`.
 void router_receive(RouterState& router, Direction from, const Wavelet& w);

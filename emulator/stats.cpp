@@ -11,6 +11,9 @@
 // PEs and links are in fabric order (y, then x); links with no traffic and no waiting are left out.
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
+#include <cstdlib>
+
 #include "emulator/wafer.hpp"
 
 namespace wsemu::emu {
@@ -114,9 +117,45 @@ nlohmann::json Wafer::stats_json() const {
   return j;
 }
 
+namespace {
+uint64_t fnv_mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001B3ull; }
+}  // namespace
+
+void Wafer::hash_events(const std::vector<TraceEvent>& events) {
+  for (const TraceEvent& e : events) {
+    event_hash_ = fnv_mix(event_hash_, e.cycle);
+    event_hash_ = fnv_mix(event_hash_, uint64_t(e.x) << 48 | uint64_t(e.y) << 32 | uint64_t(e.kind) << 24 |
+                                           uint64_t(e.color) << 16 | uint64_t(e.direction) << 8 | e.task);
+    event_hash_ = fnv_mix(event_hash_, uint64_t(e.reason) << 56 | uint64_t(e.aux) << 48 |
+                                           uint64_t(e.control) << 40 | uint64_t(e.payload) << 8);
+    event_hash_ = fnv_mix(event_hash_, e.pc);
+    ++event_count_;
+  }
+}
+
+// One line per wafer: size, final cycle, a hash of the whole statistics JSON (every PE, link
+// and color counter) and of the trace events. Thread counts and stepping modes must agree.
+void Wafer::append_digest() const noexcept {
+  try {
+    uint64_t h = 0xCBF29CE484222325ull;
+    const std::string json = stats_json().dump();
+    for (const char c : json) h = fnv_mix(h, uint8_t(c));
+    if (FILE* f = std::fopen(digest_path_.c_str(), "a")) {
+      if (std::getenv("WSEMU_RUN_DIGEST_JSON")) std::fprintf(f, "%s\n", json.c_str());  // to find a difference
+      std::fprintf(f, "%dx%d cycle %llu stats %016llx events %llu %016llx\n", width_, height_,
+                   static_cast<unsigned long long>(cycle_), static_cast<unsigned long long>(h),
+                   static_cast<unsigned long long>(event_count_), static_cast<unsigned long long>(event_hash_));
+      std::fclose(f);
+    }
+  } catch (...) {
+    // A digest is a test aid; a wafer that cannot write one still shuts down cleanly.
+  }
+}
+
 size_t Wafer::host_memory_bytes() const {
   size_t bytes = sizeof(*this);
-  bytes += tile_state_.capacity() * sizeof(uint32_t) + active_bits_.capacity() * sizeof(uint64_t);
+  bytes += tile_state_.capacity() * sizeof(uint32_t) + active_bits_.capacity() * sizeof(uint64_t) +
+           waiting_.capacity() * sizeof(uint32_t);
   bytes += states_.capacity() * sizeof(TileState) + in_active_.capacity();
   for (const TileState& s : states_) bytes += s.router.channels.capacity() * sizeof(ColorChannel);
   bytes += cores_.capacity() * sizeof(PeCore);

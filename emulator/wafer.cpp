@@ -7,6 +7,8 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 
 #include "isa/disassembler.hpp"
 
@@ -39,12 +41,22 @@ Wafer::Wafer(ArchProfile profile, int width, int height, WaferOptions options)
   if (width < 1 || height < 1 || width > 4096 || height > 4096)
     config_error(fmt::format("fabric size {}x{} (each side 1..4096)", width, height));
   tile_state_.assign(size_t(width) * size_t(height), kNone);
+  // Test hooks (emulator/README.md, "Speed"): the same programs under other thread counts and
+  // stepping modes, compared through a digest of every wafer's run.
+  if (const char* wake = std::getenv("WSEMU_WAKE_ON_INPUT")) options_.wake_on_input = std::string_view(wake) != "0";
+  if (const char* digest = std::getenv("WSEMU_RUN_DIGEST")) digest_path_ = digest;
   set_threads(options.threads);
 }
 
-Wafer::~Wafer() = default;
+Wafer::~Wafer() {
+  if (!digest_path_.empty()) append_digest();
+}
 
 void Wafer::set_threads(int threads) {
+  if (const char* forced = std::getenv("WSEMU_THREADS")) {
+    threads = std::atoi(forced);
+    options_.parallel_min_tiles = 1;  // parallel even for the smallest kernel
+  }
   if (threads < 1 || threads > 1024) config_error(fmt::format("threads = {} (1..1024)", threads));
   options_.threads = threads;
   pool_ = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
@@ -90,8 +102,43 @@ uint32_t Wafer::fabric_index(uint32_t s) const {
   return uint32_t(states_[s].y) * uint32_t(width_) + states_[s].x;
 }
 
+void Wafer::catch_up(uint32_t s) {
+  TileState& t = states_[s];
+  if (t.waiting_since == kAwake || cycle_ <= t.waiting_since) return;
+  const uint64_t missed = cycle_ - t.waiting_since;
+  router_replay_idle_cycles(t.router, missed);
+  if (t.core != kNone) cores_[t.core].replay_stalled_cycles(missed);
+  t.waiting_since = cycle_;
+}
+
+void Wafer::catch_up_waiting() {
+  size_t kept = 0;
+  for (uint32_t s : waiting_) {
+    if (states_[s].waiting_since == kAwake) continue;
+    catch_up(s);
+    waiting_[kept++] = s;
+  }
+  waiting_.resize(kept);
+}
+
+void Wafer::wake_all_waiting() {
+  catch_up_waiting();
+  for (uint32_t s : std::vector<uint32_t>(waiting_)) activate_state(s);
+  waiting_.clear();
+}
+
+void Wafer::set_wake_on_input(bool on) {
+  options_.wake_on_input = on;
+  if (!on) wake_all_waiting();
+}
+
 void Wafer::activate_state(uint32_t s) {
   if (in_active_[s]) return;
+  if (states_[s].waiting_since != kAwake) {
+    catch_up(s);
+    states_[s].waiting_since = kAwake;
+    --waiting_count_;
+  }
   in_active_[s] = 1;
   const uint32_t key = fabric_index(s);
   active_.insert(std::lower_bound(active_.begin(), active_.end(), key,
@@ -200,6 +247,9 @@ void Wafer::set_route(int x, int y, int color, const ColorRoute& route) {
   for (auto& b : ch.input) b.capacity = uint8_t(profile_.router_buffer_depth);
   refresh_credits(s, color);
   activate_state(s);
+  // The neighbours' credits toward this router changed: a neighbour waiting for one wakes.
+  for (const uint32_t n : states_[s].neighbor)
+    if (n != kNone && states_[n].waiting_since != kAwake) activate_state(n);
 }
 
 std::optional<ColorRoute> Wafer::route(int x, int y, int color) const {
@@ -318,7 +368,10 @@ void Wafer::set_log_sink(std::function<void(const LogLine&)> sink) { log_sink_ =
 
 std::vector<LogLine> Wafer::take_log() { return std::exchange(log_, {}); }
 
-void Wafer::set_event_sink(EventSink* sink) { event_sink_ = sink; }
+void Wafer::set_event_sink(EventSink* sink) {
+  event_sink_ = sink;
+  if (sink) wake_all_waiting();  // a traced tile is stepped every cycle: its stalls are events
+}
 
 // ---- stepping ----
 
@@ -326,22 +379,61 @@ void Wafer::set_event_sink(EventSink* sink) { event_sink_ = sink; }
 // walking tiles that lie next to each other in memory and on the fabric. A few bands per
 // thread even out bands that hold more work than others.
 template <typename F>
-void Wafer::for_each(const std::vector<uint32_t>& items, F&& f) {
-  if (!pool_ || items.size() < options_.parallel_min_tiles) {
-    for (uint32_t s : items) f(s);
+void Wafer::for_each_band(const std::vector<uint32_t>& items, F&& f) {
+  const size_t n = items.size();
+  if (!pool_ || n < options_.parallel_min_tiles) {
+    f(items.data(), n);
     return;
   }
-  const size_t n = items.size();
   const size_t bands = std::min(n, size_t(options_.threads) * kBandsPerThread);
   pool_->arena.execute([&] {
     tbb::parallel_for(
         tbb::blocked_range<size_t>(0, bands, 1),
         [&](const tbb::blocked_range<size_t>& r) {
-          for (size_t b = r.begin(); b != r.end(); ++b)
-            for (size_t i = n * b / bands, end = n * (b + 1) / bands; i != end; ++i) f(items[i]);
+          for (size_t b = r.begin(); b != r.end(); ++b) {
+            const size_t lo = n * b / bands, hi = n * (b + 1) / bands;
+            f(items.data() + lo, hi - lo);
+          }
         },
         tbb::simple_partitioner());
   });
+}
+
+template <typename F>
+void Wafer::for_each(const std::vector<uint32_t>& items, F&& f) {
+  for_each_band(items, [&](const uint32_t* band, size_t n) {
+    for (size_t i = 0; i < n; ++i) f(band[i]);
+  });
+}
+
+// A large fabric's tiles do not fit in the cache, and each step touches a few lines of the
+// tile, its router's channels and its core, which depend on each other: waiting for them one
+// by one is most of a step. So the band walk asks for them ahead, in three stages, each using
+// what the stage before brought in.
+void Wafer::compute_band(const uint32_t* band, size_t n) {
+  auto lines = [](const void* p, size_t count) {
+    for (size_t i = 0; i < count; ++i) __builtin_prefetch(static_cast<const char*>(p) + 64 * i);
+  };
+  for (size_t i = 0; i < n; ++i) {
+    if (i + 8 < n) lines(&states_[band[i + 8]], 3);
+    if (i + 4 < n) {
+      const TileState& t = states_[band[i + 4]];
+      if (!t.router.channels.empty()) lines(t.router.channels.data(), 2 * t.router.channels.size());
+      if (t.core != kNone) lines(&cores_[t.core], 8);
+    }
+    if (i + 2 < n) {
+      const TileState& t = states_[band[i + 2]];
+      if (t.core != kNone) {
+        const PeCore& c = cores_[t.core];
+        for (uint32_t m = c.ops_active; m; m &= m - 1) lines(&c.ops[__builtin_ctz(m)], 2);
+        for (uint32_t m = c.iq_nonempty | c.oq_nonempty; m; m &= m - 1) {
+          lines(&c.iq[__builtin_ctz(m)], 1);
+          lines(&c.oq[__builtin_ctz(m)], 1);
+        }
+      }
+    }
+    compute_tile(band[i]);
+  }
 }
 
 Fault Wafer::internal_fault(const TileState& t, const char* what) const {
@@ -410,7 +502,11 @@ void Wafer::compute_tile(uint32_t s) {
   const bool holds = t.router.holds_wavelets(), outbox = t.router.has_outbox();
   const bool has_work = (core && core->has_work()) || holds;
   t.sleep_until = core && !holds && !outbox ? core->sleeping_until(cycle_) : 0;
+  // No progress: the next cycle would repeat this one until an input arrives (a wavelet or a
+  // credit, which makes the tile a receiver in commit, or the host).
+  const bool waiting = has_work && !progressed && !outbox && !events && options_.wake_on_input;
   tile_flags_[s] = uint8_t((progressed ? kProgressed : 0) | (has_work ? kHasWork : 0) | (outbox ? kOutbox : 0) |
+                           (waiting ? kWaiting : 0) |
                            (!t.log.empty() || !t.events.events().empty() ? kOutput : 0));
 }
 
@@ -428,7 +524,7 @@ void Wafer::commit_tile(uint32_t s) {
 
 bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
   tile_steps_ += active_.size();
-  for_each(active_, [this](uint32_t s) { compute_tile(s); });
+  for_each_band(active_, [this](const uint32_t* band, size_t n) { compute_band(band, n); });
 
   // Faults, logs and events in fabric order, so that they do not depend on the thread count.
   bool progressed = false;
@@ -459,6 +555,7 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
       ev.clear();
     }
     if (event_sink_ && !events.empty()) event_sink_->on_events(events);
+    if (!digest_path_.empty()) hash_events(events);
   }
   if (faulted) {
     fault = faulted->fault;
@@ -490,10 +587,17 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
   // bitset over the fabric positions they span gives the order without sorting.
   scratch_next_.clear();
   for (uint32_t s : active_) {
-    if (tile_flags_[s] & kHasWork)
+    const uint8_t f = tile_flags_[s];
+    if ((f & kHasWork) && !(f & kWaiting)) {
       scratch_next_.push_back(s);
-    else
-      in_active_[s] = 0;
+      continue;
+    }
+    in_active_[s] = 0;
+    if (f & kWaiting) {
+      states_[s].waiting_since = cycle_ + 1;
+      waiting_.push_back(s);
+      ++waiting_count_;
+    }
   }
   bool newcomers = false;
   for (uint32_t s : scratch_receivers_) newcomers |= !in_active_[s];
@@ -510,6 +614,14 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
     for (uint32_t s : scratch_receivers_) {
       if (in_active_[s]) continue;
       in_active_[s] = 1;
+      if (TileState& t = states_[s]; t.waiting_since != kAwake) {
+        // Woken for cycle_ + 1: it would have stalled in every cycle up to this one.
+        ++cycle_;
+        catch_up(s);
+        --cycle_;
+        t.waiting_since = kAwake;
+        --waiting_count_;
+      }
       mark(s);
     }
     scratch_next_.clear();
@@ -535,7 +647,11 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
     }
     if (wake > cycle_) {
       const uint64_t skip = wake - cycle_;
-      for (uint32_t s : active_) cores_[states_[s].core].stats.busy_cycles += skip;
+      for (uint32_t s : active_) {
+        cores_[states_[s].core].stats.busy_cycles += skip;
+        // Its router would have turned its round robin each cycle (it holds nothing to move).
+        router_replay_idle_cycles(states_[s].router, skip);
+      }
       skipped_cycles_ += skip;
       cycle_ = wake;
     }
@@ -543,7 +659,8 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
   return progressed;
 }
 
-RunResult Wafer::finish(RunResult r, uint64_t start) const {
+RunResult Wafer::finish(RunResult r, uint64_t start) {
+  catch_up_waiting();
   r.cycles_run = cycle_ - start;
   r.cycle = cycle_;
   return r;
@@ -562,9 +679,12 @@ RunResult Wafer::run(uint64_t max_cycles) {
         r.fault = std::move(fault);
         return finish(std::move(r), start);
       }
+    } else if (waiting_count_ > 0) {
+      ++cycle_;  // the waiting tiles' cycle, in which nothing moves
     }
     if (!progressed) {
       if (pending_work()) {
+        catch_up_waiting();
         r.status = RunResult::Status::HANG;
         r.hang = hang_report();
       } else {

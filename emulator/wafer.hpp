@@ -80,6 +80,12 @@ struct WaferTotals {
 struct WaferOptions {
   int threads = 1;               // 1: no TBB at all
   size_t parallel_min_tiles = 64;  // fewer active tiles than this: step them on one thread
+  // A tile that made no progress in a cycle (its threads stalled on queues, its wavelets on
+  // credits) is not stepped again until a wavelet or a credit reaches it or the host touches
+  // it; its stall counters and link statistics are brought up to date as if it had been
+  // stepped. Off: every tile with work is stepped every cycle (the reference; same results,
+  // cycles, stats, traces and hang reports). Tracing steps every tile with work regardless.
+  bool wake_on_input = true;
 };
 
 class Wafer {
@@ -96,6 +102,7 @@ class Wafer {
   void set_threads(int threads);
   int threads() const { return options_.threads; }
   void set_parallel_min_tiles(size_t n) { options_.parallel_min_tiles = n; }
+  void set_wake_on_input(bool on);
 
   // ---- configuration (between runs) ----
   // Loads a program on PE (x,y); (rect_x, rect_y) is what `coord` returns there.
@@ -140,6 +147,7 @@ class Wafer {
 
  private:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
+  static constexpr uint64_t kAwake = ~uint64_t{0};
   struct TileState {
     uint16_t x = 0, y = 0;
     std::array<uint32_t, kNumLinkDirections> neighbor{kNone, kNone, kNone, kNone};
@@ -148,6 +156,7 @@ class Wafer {
     // Per-cycle scratch, written by the tile's own compute (the summary bits are in tile_flags_).
     uint64_t sleep_until = 0;  // > 0: only counting down a multi-cycle instruction until then
     uint64_t commit_epoch = ~uint64_t{0};
+    uint64_t waiting_since = kAwake;  // first cycle it was not stepped while waiting for input
     std::optional<Fault> fault;
     std::vector<LogLine> log;
     EventRecorder events;
@@ -159,6 +168,10 @@ class Wafer {
   void check_xy(int x, int y, const char* what) const;
   PeCore& core_at(int x, int y, const char* what);
   void activate_state(uint32_t s);
+  // A waiting tile: add the cycles it was not stepped (up to cycle_) to its counters.
+  void catch_up(uint32_t s);
+  void catch_up_waiting();  // every waiting tile, so that stats and reports are exact
+  void wake_all_waiting();
   void refresh_credits(uint32_t s, int color);
   void compute_tile(uint32_t s);
   Fault internal_fault(const TileState& t, const char* what) const;
@@ -167,8 +180,14 @@ class Wafer {
   // cycles to the first wake-up). Returns whether anything progressed.
   bool step_cycle(std::optional<Fault>& fault, uint64_t limit);
   template <typename F>
+  void for_each_band(const std::vector<uint32_t>& items, F&& f);  // f(first, count) per band
+  template <typename F>
   void for_each(const std::vector<uint32_t>& items, F&& f);
-  RunResult finish(RunResult r, uint64_t start) const;
+  void compute_band(const uint32_t* band, size_t n);
+  RunResult finish(RunResult r, uint64_t start);
+  // WSEMU_RUN_DIGEST (stats.cpp): a hash of every trace event, and one line per wafer.
+  void hash_events(const std::vector<TraceEvent>& events);
+  void append_digest() const noexcept;  // catches up the waiting tiles first
 
   ArchProfile profile_;
   int width_ = 0, height_ = 0;
@@ -187,7 +206,9 @@ class Wafer {
   std::vector<uint8_t> in_active_;      // per state
   // Per state, what its last compute found (kProgressed...): the serial passes between the
   // phases read these bytes instead of every tile's state.
-  enum : uint8_t { kProgressed = 1, kHasWork = 2, kFaulted = 4, kOutput = 8, kOutbox = 16 };
+  enum : uint8_t { kProgressed = 1, kHasWork = 2, kFaulted = 4, kOutput = 8, kOutbox = 16, kWaiting = 32 };
+  std::vector<uint32_t> waiting_;  // tiles that may be waiting (stale entries dropped on catch-up)
+  size_t waiting_count_ = 0;
   std::vector<uint8_t> tile_flags_;
   std::vector<uint32_t> scratch_senders_, scratch_receivers_, scratch_next_;
   std::function<void(const LogLine&)> log_sink_;
@@ -196,6 +217,8 @@ class Wafer {
   uint64_t backdoor_read_ = 0, backdoor_written_ = 0;
   uint64_t tile_steps_ = 0;
   uint64_t skipped_cycles_ = 0;
+  std::string digest_path_;  // WSEMU_RUN_DIGEST; empty: no digest
+  uint64_t event_hash_ = 0xCBF29CE484222325ull, event_count_ = 0;
 };
 
 }  // namespace wsemu::emu

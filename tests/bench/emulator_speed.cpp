@@ -3,16 +3,18 @@
 // RSS printed is that case's alone.
 //   stream_e   every PE streams LEN wavelets one hop east (async fabout) while draining the
 //              stream from the west (async fabin): every eastward link busy, link load 0.25
-//   stream_ew  the same east and west at once: link load 0.5
+//   stream_ew2 every PE streams LEN wavelets two hops east and LEN two hops west (the PE between
+//              relays them), all east and west links busy: link load 0.5 (the core injects
+//              one wavelet per cycle)
 //   dense      every PE loops fmacs over 128 fp32 elements from memory (no fabric)
 //   stencil    kernels/stencil-2d-5pt (8 x 8 points per PE, 4 iterations), halo exchange in
 //              four directions plus compute; the back door loads the data, only launch + run
 //              are timed
 //   idle       the full 762 x 1176 wse3 wafer, nothing loaded: host bytes per tile
-// Columns: simulated cycles, wall seconds (median of --repeat runs), wavelet link-hops/s,
-// PE-cycles/s, tile-steps/s, host ns per tile-step, average link load (hops per directed link
-// per cycle), peak RSS. Run: build/bin/emulator_speed [--cases stream_e,dense] [--sizes 16,64]
-// [--threads 1,2] [--repeat 3]. A benchmark, never a test: it asserts nothing about time.
+// Columns: simulated cycles, wall seconds (median of --repeat runs), CPU seconds of all threads,
+// wavelet link-hops/s, PE-cycles/s, tile-steps/s, host ns per tile-step (all per wall second), average
+// link load (hops per directed link per cycle), peak RSS. Run: build/bin/emulator_speed [--cases a,b]
+// [--sizes 16,64] [--threads 1,2] [--repeat 3]. A benchmark, never a test: it asserts nothing about time.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -21,6 +23,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -52,19 +56,28 @@ constexpr emu::DirectionMask kW = emu::bit(emu::Direction::WEST), kE = emu::bit(
 
 struct Measured {
   uint64_t cycles = 0, hops = 0, pe_cycles = 0, tile_steps = 0;
-  double seconds = 0;
+  double seconds = 0;      // wall
+  double cpu_seconds = 0;  // all threads of the process, for a loaded machine
 };
+
+double cpu_now() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 Measured run_wafer(emu::Wafer& w) {
   const auto before = w.totals();
+  const double c0 = cpu_now();
   const auto t0 = std::chrono::steady_clock::now();
   const auto r = w.run(100'000'000);
   const auto t1 = std::chrono::steady_clock::now();
+  const double c1 = cpu_now();
   if (r.status != emu::RunResult::Status::QUIESCENT) throw std::runtime_error(r.to_string());
   const auto after = w.totals();
   return {after.cycles - before.cycles, after.wavelet_hops - before.wavelet_hops,
           after.pe_cycles - before.pe_cycles, after.tile_steps - before.tile_steps,
-          std::chrono::duration<double>(t1 - t0).count()};
+          std::chrono::duration<double>(t1 - t0).count(), c1 - c0};
 }
 
 std::unique_ptr<emu::Wafer> dense_wafer(int side, int threads) {
@@ -96,13 +109,19 @@ loop:
   return w;
 }
 
-// Streams east (colors 1/2 by column parity, queues iq0/oq1) and, with `west`, west too
-// (colors 3/4, queues iq2/oq3): no PE sends and receives on one color.
-std::unique_ptr<emu::Wafer> stream_wafer(int side, int threads, bool west) {
+// Every PE streams LEN wavelets `hops` hops east (and, with `west`, as many west), drained by
+// async fabin at the PE `hops` away; the PEs between relay them on static routes. Sender x uses
+// color x % (hops + 1) eastward and hops + 1 + x % (hops + 1) westward, so the colors a router
+// sees are distinct. Queues: iq0 from the west, iq2 from the east, oq1 east, oq3 west.
+std::unique_ptr<emu::Wafer> stream_wafer(int side, int threads, int hops, bool west) {
   constexpr uint32_t kLen = 256;
-  auto make = [&](bool east_out, bool east_in, bool west_out, bool west_in, int parity) {
-    const int ce_out = parity ? 2 : 1, ce_in = parity ? 1 : 2, cw_out = parity ? 4 : 3, cw_in = parity ? 3 : 4;
-    std::string src = ".arch wse3\n.equ LEN, " + std::to_string(kLen) + R"(
+  const int period = hops + 1;
+  std::map<std::string, std::shared_ptr<const isa::ObjectImage>> images;
+  auto n = [](int v) { return std::to_string(v); };
+  auto program = [&](int ce_out, int ce_in, int cw_out, int cw_in) {  // -1: none
+    const std::string key = n(ce_out) + "," + n(ce_in) + "," + n(cw_out) + "," + n(cw_in);
+    if (auto it = images.find(key); it != images.end()) return it->second;
+    std::string src = ".arch wse3\n.equ LEN, " + n(kLen) + R"(
 .data
 src:    .u32 [LEN]
 dst:    .u32 [LEN]
@@ -111,36 +130,37 @@ dst2:   .u32 [LEN]
 .dsd    dstd = mem1d(dst, LEN)
 .dsd    dst2d = mem1d(dst2, LEN)
 )";
-    auto n = [](int v) { return std::to_string(v); };
-    if (east_out) src += ".dsd eo = fabout(" + n(ce_out) + ", 1, LEN)\n.oqinit 1, " + n(ce_out) + "\n";
-    if (east_in) src += ".dsd ei = fabin(" + n(ce_in) + ", 0, LEN)\n.iqinit 0, " + n(ce_in) + "\n";
-    if (west_out) src += ".dsd wo = fabout(" + n(cw_out) + ", 3, LEN)\n.oqinit 3, " + n(cw_out) + "\n";
-    if (west_in) src += ".dsd wi = fabin(" + n(cw_in) + ", 2, LEN)\n.iqinit 2, " + n(cw_in) + "\n";
+    if (ce_out >= 0) src += ".dsd eo = fabout(" + n(ce_out) + ", 1, LEN)\n.oqinit 1, " + n(ce_out) + "\n";
+    if (ce_in >= 0) src += ".dsd ei = fabin(" + n(ce_in) + ", 0, LEN)\n.iqinit 0, " + n(ce_in) + "\n";
+    if (cw_out >= 0) src += ".dsd wo = fabout(" + n(cw_out) + ", 3, LEN)\n.oqinit 3, " + n(cw_out) + "\n";
+    if (cw_in >= 0) src += ".dsd wi = fabin(" + n(cw_in) + ", 2, LEN)\n.iqinit 2, " + n(cw_in) + "\n";
     src += ".code\n.task main, local, 10\nmain:\n";
-    if (east_out) src += "  mov32.async eo, srcd, ut=1\n";
-    if (east_in) src += "  mov32.async dstd, ei, ut=0\n";
-    if (west_out) src += "  mov32.async wo, srcd, ut=3\n";
-    if (west_in) src += "  mov32.async dst2d, wi, ut=2\n";
+    if (ce_out >= 0) src += "  mov32.async eo, srcd, ut=1\n";
+    if (ce_in >= 0) src += "  mov32.async dstd, ei, ut=0\n";
+    if (cw_out >= 0) src += "  mov32.async wo, srcd, ut=3\n";
+    if (cw_in >= 0) src += "  mov32.async dst2d, wi, ut=2\n";
     src += "  exit\n";
-    return assemble(src);
+    return images[key] = assemble(src);
   };
-  std::shared_ptr<const isa::ObjectImage> images[3][2];  // [first/middle/last][parity]
-  for (int p = 0; p < 2; ++p) {
-    images[0][p] = make(true, false, false, west, p);
-    images[1][p] = make(true, true, west, west, p);
-    images[2][p] = make(false, true, west, false, p);
-  }
+  auto east = [&](int sender) { return sender % period; };
+  auto westc = [&](int sender) { return period + sender % period; };
   auto w = std::make_unique<emu::Wafer>(emu::arch_profile("wse3"), side, side, emu::WaferOptions{threads, 64});
   for (int y = 0; y < side; ++y)
-    for (int i = 0; i < side; ++i) {
-      const int p = i % 2, kind = i == 0 ? 0 : i == side - 1 ? 2 : 1;
-      w->load_program(i, y, images[kind][p], i, y);
-      const int ce_out = p ? 2 : 1, ce_in = p ? 1 : 2, cw_out = p ? 4 : 3, cw_in = p ? 3 : 4;
-      if (i > 0) w->set_route(i, y, ce_in, emu::ColorRoute::simple(kW, kR));
-      if (i < side - 1) w->set_route(i, y, ce_out, emu::ColorRoute::simple(kR, kE));
-      if (west && i > 0) w->set_route(i, y, cw_out, emu::ColorRoute::simple(kR, kW));
-      if (west && i < side - 1) w->set_route(i, y, cw_in, emu::ColorRoute::simple(kE, kR));
-      w->activate_task(i, y, 10);
+    for (int x = 0; x < side; ++x) {
+      const bool e_out = x + hops < side, e_in = x - hops >= 0;
+      const bool w_out = west && x - hops >= 0, w_in = west && x + hops < side;
+      w->load_program(x, y, program(e_out ? east(x) : -1, e_in ? east(x - hops) : -1, w_out ? westc(x) : -1,
+                                    w_in ? westc(x + hops) : -1),
+                      x, y);
+      if (e_out) w->set_route(x, y, east(x), emu::ColorRoute::simple(kR, kE));
+      if (e_in) w->set_route(x, y, east(x - hops), emu::ColorRoute::simple(kW, kR));
+      for (int k = 1; k < hops; ++k)  // relays of the senders k to the west (east)
+        if (x - k >= 0 && x - k + hops < side) w->set_route(x, y, east(x - k), emu::ColorRoute::simple(kW, kE));
+      if (w_out) w->set_route(x, y, westc(x), emu::ColorRoute::simple(kR, kW));
+      if (w_in) w->set_route(x, y, westc(x + hops), emu::ColorRoute::simple(kE, kR));
+      for (int k = 1; west && k < hops; ++k)
+        if (x + k < side && x + k - hops >= 0) w->set_route(x, y, westc(x + k), emu::ColorRoute::simple(kE, kW));
+      w->activate_task(x, y, 10);
     }
   return w;
 }
@@ -172,20 +192,22 @@ Measured run_stencil(int side, int threads) {
   emu::Wafer& w = rt.wafer();
   w.set_parallel_min_tiles(64);
   const auto before = w.totals();
+  const double c0 = cpu_now();
   const auto t0 = std::chrono::steady_clock::now();
   rt.launch("compute");
   rt.run_until_quiescent();
   const auto t1 = std::chrono::steady_clock::now();
+  const double c1 = cpu_now();
   const auto after = w.totals();
   return {after.cycles - before.cycles, after.wavelet_hops - before.wavelet_hops,
           after.pe_cycles - before.pe_cycles, after.tile_steps - before.tile_steps,
-          std::chrono::duration<double>(t1 - t0).count()};
+          std::chrono::duration<double>(t1 - t0).count(), c1 - c0};
 }
 
 Measured run_case(const std::string& name, int side, int threads) {
   if (name == "dense") return run_wafer(*dense_wafer(side, threads));
-  if (name == "stream_e") return run_wafer(*stream_wafer(side, threads, false));
-  if (name == "stream_ew") return run_wafer(*stream_wafer(side, threads, true));
+  if (name == "stream_e") return run_wafer(*stream_wafer(side, threads, 1, false));
+  if (name == "stream_ew2") return run_wafer(*stream_wafer(side, threads, 2, true));
   if (name == "stencil") return run_stencil(side, threads);
   throw std::runtime_error("unknown case " + name);
 }
@@ -206,8 +228,8 @@ void child(const std::string& name, int side, int threads, int repeat) {
   const Measured& m = runs[runs.size() / 2];
   const int fabric = name == "stencil" ? side + 2 : side;  // the stencil's layout adds a ring
   const double links = 2.0 * (fabric - 1) * fabric * 2.0;
-  std::printf("%-9s %5d %2d %9llu %9.3f %11.3e %11.3e %11.3e %9.1f %6.3f", name.c_str(), side, threads,
-              static_cast<unsigned long long>(m.cycles), m.seconds, double(m.hops) / m.seconds,
+  std::printf("%-10s %5d %2d %9llu %9.3f %8.3f %11.3e %11.3e %11.3e %9.1f %6.3f", name.c_str(), side, threads,
+              static_cast<unsigned long long>(m.cycles), m.seconds, m.cpu_seconds, double(m.hops) / m.seconds,
               double(m.pe_cycles) / m.seconds, double(m.tile_steps) / m.seconds,
               m.tile_steps ? m.seconds * 1e9 / double(m.tile_steps) : 0.0,
               m.cycles ? double(m.hops) / (links * double(m.cycles)) : 0.0);
@@ -219,7 +241,7 @@ void idle_child() {
   const auto t0 = std::chrono::steady_clock::now();
   const auto r = w.run(1000);
   const auto t1 = std::chrono::steady_clock::now();
-  std::printf("%-9s %5s %2d %9llu %9.6f  host bytes/tile %.2f", "idle", "full", 1,
+  std::printf("%-10s %5s %2d %9llu %9.6f  host bytes/tile %.2f", "idle", "full", 1,
               static_cast<unsigned long long>(r.cycles_run), std::chrono::duration<double>(t1 - t0).count(),
               double(w.host_memory_bytes()) / (762.0 * 1176.0));
   std::fflush(stdout);
@@ -228,7 +250,7 @@ void idle_child() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> cases = {"stream_e", "stream_ew", "dense", "stencil", "idle"};
+  std::vector<std::string> cases = {"stream_e", "stream_ew2", "dense", "stencil", "idle"};
   std::vector<int> sizes = {16, 64, 256}, thread_counts = {1, 2};
   int repeat = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -248,7 +270,7 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  std::printf("%-9s %5s %2s %9s %9s %11s %11s %11s %9s %6s %s\n", "case", "side", "th", "cycles", "wall_s",
+  std::printf("%-10s %5s %2s %9s %9s %8s %11s %11s %11s %9s %6s %s\n", "case", "side", "th", "cycles", "wall_s", "cpu_s",
               "hops/s", "pe_cyc/s", "tsteps/s", "ns/tstep", "load", "peak_rss_MiB");
   for (const std::string& name : cases) {
     std::vector<int> case_sizes = name == "idle" ? std::vector<int>{0} : sizes;
@@ -263,7 +285,7 @@ int main(int argc, char** argv) {
             else
               child(name, side, threads, side >= 256 ? 1 : repeat);
           } catch (const std::exception& e) {
-            std::printf("%-9s %5d %2d error: %s", name.c_str(), side, threads, e.what());
+            std::printf("%-10s %5d %2d error: %s", name.c_str(), side, threads, e.what());
             std::fflush(stdout);
             _exit(1);
           }
