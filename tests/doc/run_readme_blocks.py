@@ -24,7 +24,7 @@ import sys
 import time
 
 SHELL_TAGS = ('sh', 'bash')
-DEFAULT_TIMEOUT_S = 30
+DEFAULT_TIMEOUT_S = 60
 MARKER = re.compile(r'^\s*<!--\s*doctest:\s*(.*?)\s*-->\s*$')
 FENCE = re.compile(r'^( {0,3})(`{3,})\s*([^`\s]*)')
 # A block tagged neither sh nor anything else whose first line reads like a command was most
