@@ -130,7 +130,9 @@ void Debugger::print_location(int x, int y) {
 
 void Debugger::cmd_print(const std::vector<std::string>& in) {
   std::vector<std::string> args = in;
-  const auto [x, y] = take_pe(args);
+  // Not a structured binding: clang 14 (the fuzz preset) cannot capture one in the lambda below.
+  const auto pe = take_pe(args);
+  const auto x = pe.first, y = pe.second;
   if (args.empty()) throw CommandError("print what? a symbol, an address, rN or dN (see help)");
   const std::string what = args[0];
   const emu::CoreView v = [&] {

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include <boost/crc.hpp>
+
 #include <fstream>
 
 #include "inspect/trace/trace_format.hpp"
@@ -234,6 +236,26 @@ TEST_F(TraceFormat, AVersion11FileWithoutChecksumsIsStillRead) {
   EXPECT_TRUE(r.complete());
   EXPECT_TRUE(r.warnings().empty());
   EXPECT_EQ(r.event_count(), 22u);
+}
+
+// A header whose checksum is right but whose fabric no wafer has (the fuzzer's out-of-memory:
+// 65535 x 65535 sized the PE tables) is refused before anything is allocated for it.
+TEST_F(TraceFormat, AFabricLargerThanAnyWaferIsRefused) {
+  record(path("t.wstrace"), {});
+  std::string bytes = read_file(path("t.wstrace"));
+  bytes[16] = char(0xFF), bytes[17] = char(0xFF);  // width 65535
+  bytes[18] = char(0xFF), bytes[19] = char(0xFF);  // height 65535
+  for (int i = 0; i < 4; ++i) bytes[trace::kHeaderChecksumOffset + i] = 0;
+  boost::crc_32_type crc;
+  crc.process_bytes(bytes.data(), trace::kFileHeaderBytes);
+  for (int i = 0; i < 4; ++i) bytes[trace::kHeaderChecksumOffset + i] = char((crc.checksum() >> (8 * i)) & 0xFF);
+  std::ofstream(path("huge.wstrace"), std::ios::binary) << bytes;
+  try {
+    trace::TraceReader r(path("huge.wstrace"));
+    ADD_FAILURE() << "a 65535 x 65535 fabric was accepted";
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("larger than any wafer"), std::string::npos) << e.what();
+  }
 }
 
 // A bit flipped anywhere in a trace is an error or, where it makes a chunk look longer than the
