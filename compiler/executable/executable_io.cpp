@@ -12,6 +12,8 @@
 #include "isa/object_io.hpp"
 #include "compiler/executable/executable.pb.h"
 
+#include <zlib.h>
+
 namespace wsemu::compiler {
 namespace {
 
@@ -20,19 +22,10 @@ constexpr size_t kHeaderSize = 24;
 // Generous: a full wafer with a distinct 48 KiB program per column is far below this.
 constexpr uint64_t kMaxPayload = uint64_t{1} << 32;
 
+// zlib's CRC-32 (the one every wsemu file format uses).
 uint32_t crc32(std::string_view data) {
-  static const std::array<uint32_t, 256> table = [] {
-    std::array<uint32_t, 256> t{};
-    for (uint32_t i = 0; i < 256; ++i) {
-      uint32_t c = i;
-      for (int k = 0; k < 8; ++k) c = (c & 1) ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-      t[i] = c;
-    }
-    return t;
-  }();
-  uint32_t c = 0xFFFFFFFFu;
-  for (unsigned char b : data) c = table[(c ^ b) & 0xFF] ^ (c >> 8);
-  return c ^ 0xFFFFFFFFu;
+  return static_cast<uint32_t>(
+      ::crc32_z(::crc32_z(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(data.data()), data.size()));
 }
 
 void put_le(std::string& out, uint64_t v, int bytes) {

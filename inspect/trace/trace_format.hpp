@@ -13,7 +13,11 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
+#include <utility>
 #include <vector>
+
+#include <zlib.h>
 
 #include "emulator/trace.hpp"
 
@@ -49,6 +53,14 @@ constexpr uint32_t kHeaderChecksumOffset = 48;
 enum class EndStatus : uint8_t { QUIESCENT = 0, CYCLE_LIMIT = 1, HANG = 2, FAULT = 3, STOPPED = 4 };
 
 // ---- little-endian primitives ----
+// The checksum of the format: zlib's CRC-32 of the byte ranges one after the other.
+inline uint32_t crc32_of(std::initializer_list<std::pair<const void*, size_t>> ranges) {
+  uLong crc = ::crc32_z(0L, Z_NULL, 0);
+  for (const auto& [data, size] : ranges)
+    if (size) crc = ::crc32_z(crc, static_cast<const Bytef*>(data), size);
+  return static_cast<uint32_t>(crc);
+}
+
 inline void put_u8(std::vector<uint8_t>& b, uint8_t v) { b.push_back(v); }
 inline void put_u16(std::vector<uint8_t>& b, uint16_t v) {
   b.push_back(uint8_t(v));

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <boost/crc.hpp>
+#include <zlib.h>
 
 #include <cerrno>
 #include <cstring>
@@ -52,9 +52,7 @@ TraceWriter::TraceWriter(const std::string& path, const emu::Wafer& wafer, Trace
   put_u64(h, clock_bits);
   put_u64(h, wafer.cycle());
   h.resize(kFileHeaderBytes, 0);
-  boost::crc_32_type header_crc;
-  header_crc.process_bytes(h.data(), h.size());
-  const uint32_t header_checksum = header_crc.checksum();
+  const uint32_t header_checksum = crc32_of({{h.data(), h.size()}});
   for (int i = 0; i < 4; ++i) h[kHeaderChecksumOffset + i] = uint8_t(header_checksum >> (8 * i));
   if (std::fwrite(h.data(), 1, h.size(), file_) != h.size()) {
     std::fclose(file_);
@@ -95,16 +93,14 @@ void TraceWriter::write_chunk(uint32_t type, const uint8_t* data, size_t size) {
   std::vector<uint8_t> head;
   put_u32(head, type);
   put_u32(head, uint32_t(size));
-  boost::crc_32_type crc;
-  crc.process_bytes(head.data(), head.size());
-  if (size) crc.process_bytes(data, size);
+  const uint32_t crc = crc32_of({{head.data(), head.size()}, {data, size}});
   if (std::fwrite(head.data(), 1, head.size(), file_) != head.size() ||
       (size && std::fwrite(data, 1, size, file_) != size)) {
     write_error_ = fmt::format("cannot write trace file {}: {}", path_, std::strerror(errno));
     return;
   }
   bytes_written_ += head.size() + size;
-  write_checksum(crc.checksum());
+  write_checksum(crc);
 }
 
 void TraceWriter::write_checksum(uint32_t crc) {
@@ -154,17 +150,15 @@ void TraceWriter::flush_events() {
   put_u32(type_len, kChunkEvents);
   put_u32(type_len, uint32_t(head.size() + buffer_.size()));
   if (write_error_.empty() && file_) {
-    boost::crc_32_type crc;
-    crc.process_bytes(type_len.data(), type_len.size());
-    crc.process_bytes(head.data(), head.size());
-    crc.process_bytes(buffer_.data(), buffer_.size());
+    const uint32_t crc = crc32_of({{type_len.data(), type_len.size()}, {head.data(), head.size()},
+                                   {buffer_.data(), buffer_.size()}});
     if (std::fwrite(type_len.data(), 1, type_len.size(), file_) != type_len.size() ||
         std::fwrite(head.data(), 1, head.size(), file_) != head.size() ||
         std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
       write_error_ = fmt::format("cannot write trace file {}: {}", path_, std::strerror(errno));
     } else {
       bytes_written_ += type_len.size() + head.size() + buffer_.size();
-      write_checksum(crc.checksum());
+      write_checksum(crc);
     }
   }
   buffer_.clear();

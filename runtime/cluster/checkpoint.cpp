@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <boost/crc.hpp>
+#include <zlib.h>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -15,9 +15,7 @@
 namespace wsemu::cluster {
 
 static uint32_t crc32_of(const char* data, size_t size) {
-  boost::crc_32_type crc;
-  crc.process_bytes(data, size);
-  return crc.checksum();
+  return static_cast<uint32_t>(::crc32_z(::crc32_z(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(data), size));
 }
 
 static void put_u32(std::string& out, uint32_t value) {
