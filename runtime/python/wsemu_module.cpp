@@ -11,10 +11,12 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compiler/executable/executable_io.hpp"
@@ -63,11 +65,22 @@ class Session {
     if (trace_) rt_.wafer().set_event_sink(nullptr);
   }
 
-  SdkRuntime& rt() { return rt_; }
+  // The runtime, unless another thread is inside a host call on it (the interpreter lock is
+  // released while the wafer runs, and the C++ runtime is not thread-safe): then a UsageError.
+  SdkRuntime& rt() {
+    if (busy_.load() && owner_.load() != std::this_thread::get_id()) throw concurrent_use();
+    return rt_;
+  }
 
   // Runs a host call; a wafer failure (fault, hang, cycle limit) also ends the trace with it.
   template <typename F>
   auto call(F&& f) -> decltype(f()) {
+    if (busy_.exchange(true)) throw concurrent_use();
+    owner_ = std::this_thread::get_id();
+    struct Done {
+      std::atomic<bool>& busy;
+      ~Done() { busy = false; }
+    } done{busy_};
     try {
       py::gil_scoped_release release;
       return f();
@@ -79,6 +92,7 @@ class Session {
 
   void start_trace(const std::string& path, const std::string& events, const std::string& rect,
                    const std::string& colors, const std::string& cycles) {
+    rt();  // not while another thread is inside a call
     if (trace_) throw HostError(HostError::Kind::USAGE, "start_trace: a trace is already being recorded");
     wsemu::trace::TraceWriterOptions w;
     try {
@@ -148,6 +162,14 @@ class Session {
     return o;
   }
 
+  static HostError concurrent_use() {
+    return HostError(HostError::Kind::USAGE,
+                     "this SdkRuntime is inside a host call in another thread; use one runtime from one thread "
+                     "at a time");
+  }
+
+  std::atomic<bool> busy_{false};
+  std::atomic<std::thread::id> owner_{};
   struct FinishedTrace {
     std::string path;
     uint64_t events = 0, bytes = 0;
@@ -324,7 +346,11 @@ PYBIND11_MODULE(_wsemu, m) {
       .def("stats_json", [](Session& s) { return s.rt().stats_json().dump(2); })
       .def("start_trace", &Session::start_trace, py::arg("path"), py::arg("events") = "all", py::arg("rect") = "",
            py::arg("colors") = "", py::arg("cycles") = "")
-      .def("finish_trace", [](Session& s) { return s.finish_trace(nullptr); })
+      .def("finish_trace",
+           [](Session& s) {
+             s.rt();  // not while another thread is inside a call
+             return s.finish_trace(nullptr);
+           })
       .def("tracing", &Session::tracing)
       .def("trace_info", &Session::trace_info);
 }
