@@ -171,3 +171,31 @@ def test_cycle_limit(kernels):
     with pytest.raises(CycleLimitError, match="cycle limit"):
         runner.load()
         runner.memcpy_h2d("A", np.zeros(24, np.float32), 0, 0, 1, 1, 24)
+
+
+def test_two_threads_on_one_runtime_never_crash(kernels):
+    """The wafer runs without the GIL: a second thread's call while one is running is refused."""
+    import threading
+
+    runner = wsemu.SdkRuntime(kernels(GEMV01))
+    runner.load()
+    refused, unexpected = [], []
+
+    def copy_many(name, size):
+        for _ in range(200):
+            try:
+                runner.memcpy_h2d(name, np.ones(size, np.float32), 0, 0, 1, 1, size)
+                runner.stats_json()
+            except UsageError as e:
+                refused.append(str(e))
+            except Exception as e:  # noqa: BLE001 - anything else is the failure under test
+                unexpected.append(repr(e))
+
+    threads = [threading.Thread(target=copy_many, args=a) for a in (("A", 24), ("b", 4))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not unexpected
+    assert all("another thread" in m for m in refused)
+    np.testing.assert_array_equal(runner.read_symbol(0, 0, "b"), np.ones(4, np.float32))
