@@ -198,4 +198,5 @@ def test_two_threads_on_one_runtime_never_crash(kernels):
         t.join()
     assert not unexpected
     assert all("another thread" in m for m in refused)
+    runner.memcpy_h2d("b", np.ones(4, np.float32), 0, 0, 1, 1, 4)  # usable afterwards
     np.testing.assert_array_equal(runner.read_symbol(0, 0, "b"), np.ones(4, np.float32))
