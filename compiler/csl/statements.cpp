@@ -526,8 +526,17 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
       const Value& v = o.st->values[i];
       if (k == "async") is_async = to_bool(v, options->span, ".async");
       else if (k == "activate" || k == "unblock") {
-        if (v.k != Value::K::TASK_ID) fail(options->span, "." + k + " needs a task id");
-        suffix += ", " + k + "=" + std::to_string(v.i);
+        int64_t id = -1;
+        if (v.k == Value::K::TASK_ID) id = v.i;
+        if (v.k == Value::K::FUNCTION && v.fn->decl_kind == "task") {
+          // A task named directly: the id it is bound to.
+          const FnInst* fi = function_instance(v.mod, v.fn, {}, options->span);
+          for (const auto& [tid, line] : ctx.gen->p->task_lines)
+            if (line.rfind(fi->label + ", ", 0) == 0) id = tid;
+          if (id < 0) fail(options->span, "." + k + " names task '" + v.fn->name + "', which is not bound to a task id");
+        }
+        if (id < 0) fail(options->span, "." + k + " needs a task id (or a bound task)");
+        suffix += ", " + k + "=" + std::to_string(id);
       } else if (k == "ut_id") {
         if (v.k != Value::K::UT_ID) fail(options->span, ".ut_id needs a microthread id (@get_ut_id)");
         suffix = ", ut=" + std::to_string(v.i) + suffix;
@@ -539,6 +548,8 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     }
     if (!is_async && !suffix.empty()) fail(options->span, ".activate, .unblock and .ut_id need .async = true");
   }
+  if (!ops.empty() && ops[0] == "memcpy_d2h_fifo" && width(0) == 16)
+    fail(e.span, "unsupported: a 16-bit stream to the host (@" + n + " into MEMCPYD2H_1): wsemu's memcpy FIFO holds 32-bit words");
   std::string line = n + (is_async ? ".async " : " ");
   for (size_t i = 0; i < ops.size(); ++i) line += (i ? ", " : "") + ops[i];
   emit(ctx, line + suffix, e.span);
