@@ -163,6 +163,14 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     }
     return none;
   }
+  if (n == "assert") {
+    // A run-time assertion is a debugging aid: wsemu checks it when it is known at comptime and
+    // compiles nothing for a run-time condition (documented in compiler/README.md).
+    argc(1, 2);
+    Value c = rvalue(eval(*e.args[0], ctx), e.args[0]->span, ctx);
+    if (c.is_comptime() && !to_bool(c, e.args[0]->span, "the condition of @assert")) fail(e.span, "assertion failed");
+    return none;
+  }
   if (n == "comptime_print") {
     std::string line;
     for (size_t i = 0; i < e.args.size(); ++i) line += (i ? " " : "") + ct(i, "argument").str();
@@ -359,6 +367,33 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     if (v.k != K::TASK_ID && v.k != K::COLOR && v.k != K::QUEUE && v.k != K::DIRECTION)
       fail(e.args[0]->span, "@wsemu_number needs a task id, color, queue or direction");
     return make_int(v.i);
+  }
+  if (n == "wsemu_dprint" || n == "wsemu_dprintr") {
+    // Library-only (<simprint>): one line into the run log; dprintr substitutes a run-time value
+    // for each %d %u %x %f %h of the text.
+    if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@" + n + " is reserved for the standard library");
+    if (!ctx.gen) fail(e.span, "@" + n + " is a run-time operation");
+    const size_t want = n == "wsemu_dprint" ? 1 : 2;
+    argc(want, want);
+    const Value text = ct(0, "text");
+    if (text.k != K::STRING) fail(e.args[0]->span, "@" + n + " needs a string");
+    std::string quoted = "\"";
+    for (unsigned char ch : text.s) {
+      static const char* hex_digits = "0123456789ABCDEF";
+      if (ch == '\n') quoted += "\\n";
+      else if (ch == '"' || ch == '\\') quoted += std::string("\\") + char(ch);
+      else if (ch < 0x20 || ch >= 0x7F) quoted += std::string("\\x") + hex_digits[ch >> 4] + hex_digits[ch & 15];
+      else quoted += char(ch);
+    }
+    quoted += '"';
+    if (want == 1) {
+      emit(ctx, "dprint " + quoted, e.span);
+      return none;
+    }
+    const Value v = rvalue(eval(*e.args[1], ctx), e.args[1]->span, ctx);
+    if (v.k != K::RUNTIME) fail(e.args[1]->span, "@wsemu_dprintr needs a run-time value (a function parameter)");
+    emit(ctx, "dprintr " + quoted + ", r" + std::to_string(v.i), e.span);
+    return none;
   }
   if (n == "wsemu_coord" || n == "wsemu_tsc" || n == "wsemu_tsch") {
     // Library-only run-time reads: this PE's coordinate in the kernel rectangle, the cycle counter.
@@ -677,9 +712,12 @@ std::shared_ptr<DsdValue> Compiler::tensor_access_dsd(const Expr& ta, const std:
   }
   for (size_t i = 0; i < nvars; ++i)
     if (extents[i] == 0) lo = hi = off;
-  if (lo < 0 || hi >= g->type->element_count())
+  // CSL lets a DSD reach past its array (the SDK's examples describe a one-element placeholder
+  // and set its base and length at run time); only a range outside any PE's memory is an error.
+  const int64_t eb = d->elem_bits / 8;
+  if ((lo + g->type->element_count()) * eb < 0 || hi * eb >= 48 * 1024)
     fail(ta.span, "the tensor access reaches elements " + std::to_string(lo) + ".." + std::to_string(hi) + " of '" +
-                      g->csl_name + "', which has " + std::to_string(g->type->element_count()));
+                      g->csl_name + "', outside a PE's 48 KiB of memory");
   return d;
 }
 

@@ -38,6 +38,7 @@ class Parser {
   std::vector<Token> toks_;
   size_t pos_ = 0;
   int depth_ = 0;
+  bool no_array_init_ = false;
 
   struct Depth {
     Parser& p;
@@ -174,7 +175,10 @@ class Parser {
     }
     expect(")", "to close the parameter list");
     if (is("{")) fail(cur().span, "expected the return type of '" + s->name + "' before '{' (e.g. 'void')");
+    // `fn f() [2]f32 { ... }`: the brace opens the body, not an array initialiser.
+    no_array_init_ = true;
     s->type = type_expr();
+    no_array_init_ = false;
     s->body = block("for the body of '" + s->name + "'");
     return s;
   }
@@ -526,7 +530,7 @@ class Parser {
     } while (accept(","));
     expect("]", "to close the array dimensions");
     e->args.push_back(postfix_type());
-    if (is("{")) {
+    if (is("{") && !no_array_init_) {
       auto init = node(ExprKind::ARRAY_INIT, cur().span);
       take();
       init->args.push_back(std::move(e));

@@ -939,7 +939,15 @@ Value Compiler::gen_if_expr(const Expr& e, const Value& cond, Ctx& ctx) {
   gen_cond(*this, *e.args[0], else_l, false, ctx);
   Value a = rvalue(eval(*e.args[1], ctx), e.args[1]->span, ctx);
   TypeRef t = a.type;
-  if (a.k != Value::K::RUNTIME && t && t->kind == TK::COMPTIME_INT) t = int_type(32, true);
+  // Two comptime integers: a run-time value of a type each fits (unsigned when neither is
+  // negative, so that it assigns to u16/u32 as well).
+  if (a.k == Value::K::INT && t && t->kind == TK::COMPTIME_INT) {
+    Ctx probe = ctx;
+    probe.gen = nullptr;
+    Value b0 = eval(*e.args[2], probe);
+    const bool neg = a.i < 0 || (b0.k == Value::K::INT && b0.i < 0);
+    t = int_type(neg ? 32 : 16, neg);
+  }
   if (a.k != Value::K::RUNTIME && t && t->kind == TK::COMPTIME_FLOAT) t = float_type(32);
   load_into(*this, rd, a, t, e.span, ctx);
   g.temp_top = rd + 1;
