@@ -663,7 +663,42 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
         ctx.scope->names[s.name] = b;
         return;
       }
-      b.reg = alloc_pool(ctx, s.span, s.name);
+      b.reg = -1;
+      for (int r = 8; r <= kLastLocalReg && b.reg < 0; ++r)
+        if (!g.pool[size_t(r)]) b.reg = r;
+      if (b.reg < 0) {
+        // No register left: the local lives in a data word of its function (no recursion in
+        // CSL), read and written with loads and stores.
+        if (t->byte_size() != 2 && t->byte_size() != 4) fail(s.span, "unsupported: a " + t->str() + " local");
+        auto gv = std::make_unique<GlobalVar>();
+        gv->csl_name = s.name;
+        gv->asm_name = g.fi->label + "$" + s.name + std::to_string(g.p->label_counter++);
+        gv->type = t;
+        gv->mod = ctx.mod;
+        gv->span = s.span;
+        gv->init.k = Value::K::UNDEFINED;
+        GlobalVar* raw = gv.get();
+        globals.push_back(std::move(gv));
+        g.p->globals.push_back(raw);
+        if (init.k != Value::K::UNDEFINED) {
+          Value v = coerce(init, t, s.value->span, ctx);
+          const int r = value_reg(*this, v, t, s.span, ctx);
+          std::string where = raw->asm_name;
+          if (g.p->far_data) {
+            const int a = alloc_temp(ctx, s.span);
+            emit(ctx, "li " + reg(a) + ", " + raw->asm_name, s.span);
+            where = reg(a);
+          }
+          emit(ctx, std::string(t->byte_size() == 4 ? "st32 [" : "st16 [") + where + "], " + reg(r), s.span);
+        }
+        b.value.k = Value::K::GLOBAL;
+        b.value.global = raw;
+        b.value.type = t;
+        b.constant = s.decl_kind == "const";
+        ctx.scope->names[s.name] = b;
+        return;
+      }
+      g.pool[size_t(b.reg)] = true;
       b.type = t;
       b.constant = s.decl_kind == "const";
       if (init.k != Value::K::UNDEFINED) {
@@ -697,7 +732,8 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
       if (t.kind == ExprKind::IDENT) {
         Binding* b = find_binding(ctx, t.text);
         if (b && b->is_comptime_var) fail(t.span, "cannot assign to comptime var '" + t.text + "' in run-time code (use a comptime block)");
-        if (b && (b->constant || (b->reg < 0 && b->dsr.empty()))) fail(t.span, "cannot assign to constant '" + t.text + "'");
+        if (b && (b->constant || (b->reg < 0 && b->dsr.empty() && b->value.k != Value::K::GLOBAL)))
+          fail(t.span, "cannot assign to constant '" + t.text + "'");
         Value target = b ? lookup(t.text, t.span, ctx) : lookup(t.text, t.span, ctx);
         if (target.k == Value::K::DSR_VAR) {
           if (!op.empty()) fail(s.span, "'" + s.assign_op + "' cannot be applied to a DSD");

@@ -356,6 +356,27 @@ TEST(CslTopic03, DataTaskSumsTheHostStream) {
   }
 }
 
+// More run-time locals than registers: the rest live in data words (hand-worked values).
+TEST(CslSpill, LocalsBeyondTheRegistersLiveInMemory) {
+  compiler::csl::CslOptions o;
+  o.layout_file = source_dir() + "/tests/compiler/programs/spill/layout.csl";
+  o.fabric_w = 3;
+  o.fabric_h = 3;
+  o.offset_x = 1;
+  o.offset_y = 1;
+  o.out_dir = (fs::temp_directory_path() / "wsemu-csl-spill").string();
+  auto r = compiler::csl::compile_csl(o);
+  ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+  SdkRuntime rt(*r.executable);
+  rt.load();
+  rt.launch("f");
+  rt.run_until_quiescent();
+  std::vector<uint32_t> out(2);
+  rt.memcpy_d2h(out, "out", 0, 0, 1, 1, 2);
+  EXPECT_EQ(int32_t(out[0]), 36);
+  EXPECT_EQ(int32_t(out[1]), 36);
+}
+
 // Data task, local task, @activate, global scalars and a run-time if: the east PE sums N values
 // that the west PE streams to it (tests/compiler/programs/tasks).
 TEST(CslTasks, DataTaskSumsTheStream) {
