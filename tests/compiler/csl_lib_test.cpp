@@ -1,7 +1,7 @@
 // The CSL standard libraries written for wsemu (compiler/csl/lib: <math>, <random>, <control>,
-// <directions>) run end to end: tests/compiler/programs/stdlib compiled by compile_csl, run on
+// <directions>, <simprint>) run end to end: tests/compiler/programs/stdlib compiled by compile_csl, run on
 // the host runtime, and its outputs checked against references of the test's own: <cmath>,
-// the documented xorshift32 sequence, and control payloads worked by hand from isa/README.md.
+// the documented xorshift32 sequence, and control payloads and log lines worked by hand from isa/README.md.
 #include <bit>
 #include <cmath>
 #include <filesystem>
@@ -48,6 +48,15 @@ TEST(CslStdlib, MathRandomControlDirections) {
     rt.memcpy_d2h(m, "math_out", 0, 0, 1, 1, 5 * N);
     rt.memcpy_d2h(rnd, "rand_out", 0, 0, 1, 1, 2 * N);
     rt.memcpy_d2h(ctl, "ctrl_out", 0, 0, 1, 1, 6);
+    std::vector<std::string> log;
+    for (const auto& line : rt.wafer().take_log()) {
+      EXPECT_EQ(line.x, 1);  // the kernel rectangle's PE (0, 0) at fabric offset (1, 1)
+      EXPECT_EQ(line.y, 1);
+      log.push_back(line.text);
+    }
+    // <simprint>: one entry per call, the values formatted as their names say.
+    const std::vector<std::string> want_log = {"stdlib: \"begin\" 100%\n", "9", "1680002", "-5", "2", "beef", "4000000000"};
+    EXPECT_EQ(log, want_log);
     std::printf("stdlib %s: %d elements, cycles %llu\n", arch.c_str(), N, (unsigned long long)rt.cycles());
 
     auto f = [&](int k) { return std::bit_cast<float>(m[size_t(k)]); };
