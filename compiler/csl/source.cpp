@@ -44,7 +44,8 @@ std::vector<Diagnostic> SourceMap::diagnose(Span at, const std::string& message)
   int file = at.file;
   for (int guard = 0; guard < 64 && file >= 0 && file < size() && files_[size_t(file)].has_importer; ++guard) {
     const Span site = files_[size_t(file)].imported_at;
-    make(Severity::NOTE, site, "in module imported from " + where(site));
+    const std::string module = files_[size_t(file)].name.substr(files_[size_t(file)].name.find_last_of('/') + 1);
+    make(Severity::NOTE, site, "in module " + module + " imported from " + where(site));
     if (site.file >= file) break;
     file = site.file;
   }

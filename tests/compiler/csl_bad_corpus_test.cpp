@@ -81,5 +81,33 @@ TEST(CslBadCorpus, EveryProgramFailsWithItsExpectedDiagnostic) {
   fs::remove_all(scratch, ec);
 }
 
+// An error inside an imported module names its position there, then one note per import on the
+// way from the layout file.
+TEST(CslDiagnostics, ErrorInAnImportedModuleHasTheImportChain) {
+  const fs::path dir = fs::temp_directory_path() / ("wsemu-csl-chain-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "layout.csl") << "layout {\n  @set_rectangle(1, 1);\n  @set_tile_code(0, 0, \"pe.csl\", .{});\n}\n";
+  std::ofstream(dir / "pe.csl") << "const helper = @import_module(\"helper.csl\", .{ .n = 3 });\nconst k = helper.value;\n";
+  std::ofstream(dir / "helper.csl") << "param n: i16;\nconst value = n + missing;\n";
+  CslOptions o;
+  o.layout_file = (dir / "layout.csl").string();
+  o.out_dir = (dir / "out").string();
+  const CslResult r = compile_csl(o);
+  ASSERT_FALSE(r.ok());
+  ASSERT_GE(r.diagnostics.size(), 3u) << layout::format_diagnostics(r.diagnostics);
+  EXPECT_EQ(fs::path(r.diagnostics[0].file).filename(), "helper.csl");
+  EXPECT_EQ(r.diagnostics[0].line, 2);
+  EXPECT_EQ(r.diagnostics[0].col, 19);
+  EXPECT_NE(r.diagnostics[0].message.find("undeclared identifier 'missing'"), std::string::npos);
+  EXPECT_EQ(r.diagnostics[1].severity, Severity::NOTE);
+  EXPECT_NE(r.diagnostics[1].to_string().find("in module imported from"), std::string::npos);
+  EXPECT_EQ(fs::path(r.diagnostics[1].file).filename(), "pe.csl");
+  EXPECT_EQ(r.diagnostics[1].line, 1);
+  EXPECT_EQ(fs::path(r.diagnostics[2].file).filename(), "layout.csl");
+  EXPECT_EQ(r.diagnostics[2].line, 3);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+}
+
 }  // namespace
 }  // namespace wsemu::compiler::csl
