@@ -111,19 +111,38 @@ void Wafer::catch_up(uint32_t s) {
   t.waiting_since = cycle_;
 }
 
-void Wafer::catch_up_waiting() {
+namespace {
+// in_active_ bits: in the active set; listed in waiting_ (once, so the list stays as short as
+// the tiles that wait, however often they wake and wait again during one run).
+constexpr uint8_t kInActiveSet = 1, kInWaitingList = 2;
+
+// Drops the tiles that woke from the waiting list; `waiting(s)` tells the others, and `keep(s)`
+// runs for each of them.
+template <typename IsWaiting, typename Keep>
+void drop_awake(std::vector<uint32_t>& list, std::vector<uint8_t>& flags, IsWaiting waiting, Keep keep) {
   size_t kept = 0;
-  for (uint32_t s : waiting_) {
-    if (states_[s].waiting_since == kAwake) continue;
-    catch_up(s);
-    waiting_[kept++] = s;
+  for (uint32_t s : list) {
+    if (!waiting(s)) {
+      flags[s] &= uint8_t(~kInWaitingList);
+      continue;
+    }
+    keep(s);
+    list[kept++] = s;
   }
-  waiting_.resize(kept);
+  list.resize(kept);
+}
+}  // namespace
+
+void Wafer::catch_up_waiting() {
+  drop_awake(
+      waiting_, in_active_, [this](uint32_t s) { return states_[s].waiting_since != kAwake; },
+      [this](uint32_t s) { catch_up(s); });
 }
 
 void Wafer::wake_all_waiting() {
   catch_up_waiting();
   for (uint32_t s : std::vector<uint32_t>(waiting_)) activate_state(s);
+  for (uint32_t s : waiting_) in_active_[s] &= uint8_t(~kInWaitingList);
   waiting_.clear();
 }
 
@@ -133,13 +152,13 @@ void Wafer::set_wake_on_input(bool on) {
 }
 
 void Wafer::activate_state(uint32_t s) {
-  if (in_active_[s]) return;
+  if (in_active_[s] & kInActiveSet) return;
   if (states_[s].waiting_since != kAwake) {
     catch_up(s);
     states_[s].waiting_since = kAwake;
     --waiting_count_;
   }
-  in_active_[s] = 1;
+  in_active_[s] |= kInActiveSet;
   const uint32_t key = fabric_index(s);
   active_.insert(std::lower_bound(active_.begin(), active_.end(), key,
                                   [this](uint32_t a, uint32_t k) { return fabric_index(a) < k; }),
@@ -592,15 +611,18 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
       scratch_next_.push_back(s);
       continue;
     }
-    in_active_[s] = 0;
+    in_active_[s] &= uint8_t(~kInActiveSet);
     if (f & kWaiting) {
       states_[s].waiting_since = cycle_ + 1;
-      waiting_.push_back(s);
+      if (!(in_active_[s] & kInWaitingList)) {
+        in_active_[s] |= kInWaitingList;
+        waiting_.push_back(s);
+      }
       ++waiting_count_;
     }
   }
   bool newcomers = false;
-  for (uint32_t s : scratch_receivers_) newcomers |= !in_active_[s];
+  for (uint32_t s : scratch_receivers_) newcomers |= !(in_active_[s] & kInActiveSet);
   if (newcomers) {
     if (active_bits_.empty()) active_bits_.assign((size_t(width_) * size_t(height_) + 63) / 64, 0);
     size_t lo = active_bits_.size(), hi = 0;
@@ -612,8 +634,8 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
     };
     for (uint32_t s : scratch_next_) mark(s);
     for (uint32_t s : scratch_receivers_) {
-      if (in_active_[s]) continue;
-      in_active_[s] = 1;
+      if (in_active_[s] & kInActiveSet) continue;
+      in_active_[s] |= kInActiveSet;
       if (TileState& t = states_[s]; t.waiting_since != kAwake) {
         // Woken for cycle_ + 1: it would have stalled in every cycle up to this one.
         ++cycle_;
@@ -632,6 +654,9 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
     }
   }
   active_.swap(scratch_next_);
+  if (waiting_.size() > 2 * waiting_count_ + 1024)
+    drop_awake(
+        waiting_, in_active_, [this](uint32_t s) { return states_[s].waiting_since != kAwake; }, [](uint32_t) {});
   ++cycle_;
   // Every active tile only counts down a multi-cycle instruction and nothing moved: the cycles
   // until the first wake-up would each just add one busy cycle per tile, so add them at once.
