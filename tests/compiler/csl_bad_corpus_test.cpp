@@ -100,7 +100,7 @@ TEST(CslDiagnostics, ErrorInAnImportedModuleHasTheImportChain) {
   EXPECT_EQ(r.diagnostics[0].col, 19);
   EXPECT_NE(r.diagnostics[0].message.find("undeclared identifier 'missing'"), std::string::npos);
   EXPECT_EQ(r.diagnostics[1].severity, Severity::NOTE);
-  EXPECT_NE(r.diagnostics[1].to_string().find("in module imported from"), std::string::npos);
+  EXPECT_NE(r.diagnostics[1].to_string().find("in module helper.csl imported from"), std::string::npos);
   EXPECT_EQ(fs::path(r.diagnostics[1].file).filename(), "pe.csl");
   EXPECT_EQ(r.diagnostics[1].line, 1);
   EXPECT_EQ(fs::path(r.diagnostics[2].file).filename(), "layout.csl");
