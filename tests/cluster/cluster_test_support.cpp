@@ -1,4 +1,5 @@
 #include "tests/cluster/cluster_test_support.hpp"
+#include "runtime/cluster/tsan_spdlog.hpp"  // one TU per program
 
 #include <fmt/format.h>
 

@@ -1,6 +1,7 @@
 // wsemu-memoryx: the MemoryX node process (weights + optimizer state of one shard).
 // Operator's guide: runtime/cluster/README.md.
 #include "runtime/cluster/memoryx_node.hpp"
+#include "runtime/cluster/tsan_spdlog.hpp"  // one TU per program
 #include "runtime/cluster/node_flags.hpp"
 #include "tools/cli_conventions.hpp"
 #include "runtime/cluster/optimizer.hpp"

@@ -1,6 +1,7 @@
 // wsemu-swarmx: one SwarmX broadcast/reduce tree node.
 // Operator's guide: runtime/cluster/README.md.
 #include "runtime/cluster/node_flags.hpp"
+#include "runtime/cluster/tsan_spdlog.hpp"  // one TU per program
 #include "tools/cli_conventions.hpp"
 #include "runtime/cluster/swarmx_node.hpp"
 
