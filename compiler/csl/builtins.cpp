@@ -395,6 +395,31 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     emit(ctx, "dprintr " + quoted + ", r" + std::to_string(v.i), e.span);
     return none;
   }
+  if (n == "wsemu_string_words" || n == "wsemu_string_word_count") {
+    // Library-only (<debug>): a comptime string as a [N]u32 array, four bytes a word, least
+    // significant first, NUL-padded (at least one NUL), for a trace buffer the host decodes;
+    // or that N.
+    if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@" + n + " is reserved for the standard library");
+    argc(1, 1);
+    const Value text = ct(0, "text");
+    if (text.k != K::STRING) fail(e.args[0]->span, "@" + n + " needs a string");
+    const size_t words = text.s.size() / 4 + 1;
+    if (n == "wsemu_string_word_count") return make_int(int64_t(words));
+    auto t = std::make_shared<Type>();
+    t->kind = TK::ARRAY;
+    t->dims = {int64_t(words)};
+    t->elem = int_type(32, false);
+    Value out;
+    out.k = K::STRUCT;
+    out.type = t;
+    out.st = std::make_shared<StructValue>();
+    for (size_t w = 0; w < words; ++w) {
+      uint32_t word = 0;
+      for (size_t b = 0; b < 4 && 4 * w + b < text.s.size(); ++b) word |= uint32_t(uint8_t(text.s[4 * w + b])) << (8 * b);
+      out.st->values.push_back(make_int(int64_t(word), t->elem));
+    }
+    return out;
+  }
   if (n == "wsemu_coord" || n == "wsemu_tsc" || n == "wsemu_tsch") {
     // Library-only run-time reads: this PE's coordinate in the kernel rectangle, the cycle counter.
     if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@" + n + " is reserved for the standard library");

@@ -1,5 +1,5 @@
 // The CSL standard libraries written for wsemu (compiler/csl/lib: <math>, <random>, <control>,
-// <directions>, <simprint>) run end to end: tests/compiler/programs/stdlib compiled by compile_csl, run on
+// <directions>, <simprint>, <debug>) run end to end: tests/compiler/programs/stdlib compiled by compile_csl, run on
 // the host runtime, and its outputs checked against references of the test's own: <cmath>,
 // the documented xorshift32 sequence, and control payloads and log lines worked by hand from isa/README.md.
 #include <bit>
@@ -48,6 +48,29 @@ TEST(CslStdlib, MathRandomControlDirections) {
     rt.memcpy_d2h(m, "math_out", 0, 0, 1, 1, 5 * N);
     rt.memcpy_d2h(rnd, "rand_out", 0, 0, 1, 1, 2 * N);
     rt.memcpy_d2h(ctl, "ctrl_out", 0, 0, 1, 1, 6);
+    // <debug>: the two buffers, worked out by hand from the format in compiler/csl/lib/debug.csl.
+    std::vector<uint32_t> trace(24), times(5);
+    rt.memcpy_d2h(trace, "trace", 0, 0, 1, 1, 24);
+    rt.memcpy_d2h(times, "times", 0, 0, 1, 1, 5);
+    auto packed = [](const char* four) { return uint32_t(uint8_t(four[0])) | uint32_t(uint8_t(four[1])) << 8 |
+                                                uint32_t(uint8_t(four[2])) << 16 | uint32_t(uint8_t(four[3])) << 24; };
+    std::vector<uint32_t> want_trace = {17,
+                                        0x10004, packed("Hell"), packed("o, t"), packed("race"), 0,  // "Hello, trace"
+                                        0x20001, 0x6B0000,                                         // u32
+                                        0x60001, 0xFFFE,                                           // i16 -2
+                                        0x40001, 0x40000000,                                       // f32 2.0
+                                        0x70001, 1,                                                // bool
+                                        0x10001, 0,                                                // ""
+                                        0x50001, 7};  // the long string did not fit; the u16 after it did
+    want_trace.resize(24, 0);
+    EXPECT_EQ(trace, want_trace);
+    EXPECT_EQ(times[0], 3u) << "one timestamp; the second does not fit";
+    EXPECT_EQ(times[1], 0x80002u);
+    EXPECT_GT(times[2], 0u);
+    EXPECT_LT(times[2], rt.cycles());
+    EXPECT_EQ(times[3], 0u) << "bits 47..32";
+    EXPECT_EQ(times[4], 0u);
+
     std::vector<std::string> log;
     for (const auto& line : rt.wafer().take_log()) {
       EXPECT_EQ(line.x, 1);  // the kernel rectangle's PE (0, 0) at fabric offset (1, 1)
