@@ -358,14 +358,13 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     v.type = make_type(TK::COLOR);
     return v;
   }
-  if (n == "wsemu_number") {
-    // Library-only: the number behind a comptime task id, color, queue or direction, for
-    // libraries that encode one into a wavelet (<control>) or compute with it (<directions>).
-    if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@" + n + " is reserved for the standard library");
+  if (n == "get_int") {
+    // The number behind a comptime task id, color or queue (e.g. to encode it into a wavelet,
+    // as <control> does).
     argc(1, 1);
-    Value v = ct(0, "id");
-    if (v.k != K::TASK_ID && v.k != K::COLOR && v.k != K::QUEUE && v.k != K::DIRECTION)
-      fail(e.args[0]->span, "@wsemu_number needs a task id, color, queue or direction");
+    Value v = ct(0, "value");
+    if (v.k != K::TASK_ID && v.k != K::COLOR && v.k != K::QUEUE)
+      fail(e.args[0]->span, "@get_int needs a task id, color or queue");
     return make_int(v.i);
   }
   if (n == "wsemu_dprint" || n == "wsemu_dprintr") {
