@@ -9,10 +9,15 @@
 #include <algorithm>
 #include <cstdlib>
 #include <string_view>
+#include <thread>
 
 #include "isa/disassembler.hpp"
 
 namespace wsemu::emu {
+
+namespace {
+constexpr size_t kAutoParallelMinTiles = 1024;
+}  // namespace
 
 struct Wafer::ThreadPool {
   explicit ThreadPool(int n) : arena(n) {}
@@ -57,7 +62,13 @@ void Wafer::set_threads(int threads) {
     threads = std::atoi(forced);
     options_.parallel_min_tiles = 1;  // parallel even for the smallest kernel
   }
-  if (threads < 1 || threads > 1024) config_error(fmt::format("threads = {} (1..1024)", threads));
+  if (threads == 0) {
+    // The machine's cores, for large fabrics only: below kAutoParallelMinTiles active tiles a
+    // cycle is too short to share.
+    threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    options_.parallel_min_tiles = std::max(options_.parallel_min_tiles, kAutoParallelMinTiles);
+  }
+  if (threads < 1 || threads > 1024) config_error(fmt::format("threads = {} (0: the machine's cores, 1..1024)", threads));
   options_.threads = threads;
   pool_ = threads > 1 ? std::make_unique<ThreadPool>(threads) : nullptr;
 }
