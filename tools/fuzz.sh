@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Fuzz wsemu's parsers with libFuzzer for N seconds each (default 30): the assembler, the layout
-# language, the .wsx loader, the .wstrace reader, the .npy reader and the cluster's wire frames.
+# language, the CSL front end (csl: compiled all the way to an executable), the .wsx loader, the .wstrace reader, the .npy reader and the cluster's wire frames.
 # Fails (exit 1) on a crash, hang (a single input over 10 s), leak, out-of-memory or sanitizer
 # report; the input that did it is left in build-fuzz/fuzz-artifacts/<target>/.
 #
-# Usage: tools/fuzz.sh [SECONDS] [TARGET...]     (targets: assembler layout wsx trace npy frame)
+# Usage: tools/fuzz.sh [SECONDS] [TARGET...]     (targets: assembler layout csl wsx trace npy frame)
 # Builds the `fuzz` preset (clang, ASan + UBSan + libFuzzer) into build-fuzz/, installing clang
 # and its runtime libraries first if they are missing. Only the fuzz targets asked for are built.
 # Seeds: the shipped programs and layouts, and tests/fuzz/corpus/<target>/ (kept in the tree:
@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(assembler layout wsx trace npy frame)
+[ ${#targets[@]} -gt 0 ] || targets=(assembler layout csl wsx trace npy frame)
 
 packages=(clang libclang-rt-14-dev)
 missing=()
@@ -45,6 +45,7 @@ seeds_for() {
   case "$1" in
     assembler) roots=(isa/examples tests/isa/errors firmware kernels); patterns=(-name '*.wsa' -o -name '*.inc') ;;
     layout) roots=(compiler/layout/examples tests/compiler/bad_layouts kernels); patterns=(-name '*.wsl') ;;
+    csl) roots=(kernels tests/compiler/bad tests/compiler/programs compiler/csl/lib); patterns=(-name '*.csl') ;;
     *) roots=(); patterns=() ;;
   esac
   if [ -d "tests/fuzz/corpus/$1" ]; then roots+=("tests/fuzz/corpus/$1"); fi
@@ -66,6 +67,15 @@ write_dictionary() {
                .dsd .task .iqinit .oqinit .word .async mem1d mem4d circbuf fabin fabout fifo data local \
                control color queue blocked ut= activate= unblock= on_control= terminate sizeof bits \
                ctl_entry ctl_cmds SWITCH_ADV TEARDOWN r1 d3 wse2 wse3; do
+        printf '"%s"\n' "$w"
+      done ;;
+    csl)
+      for w in const var param fn task comptime layout return while for if else switch struct enum \
+               export pub align and or true false undefined '.{' '|i|' '->' @range @get_dsd @import_module \
+               @set_rectangle @set_tile_code @set_color_config @export_name @export_symbol @get_color \
+               @fmacs @fadds @fmovs @mov32 @as mem1d_dsd fabin_dsd fabout_dsd .tensor_access .extent \
+               .fabric_color .input_queue .output_queue .async .activate .routes .rx .tx RAMP WEST EAST \
+               i16 u16 i32 u32 f16 f32 comptime_struct color; do
         printf '"%s"\n' "$w"
       done ;;
     layout)

@@ -229,6 +229,7 @@ class Compiler {
   std::vector<RouteConfig> routes;
   std::vector<HostExport> host_exports;
   std::vector<std::string> comptime_prints;
+  int64_t comptime_steps = 0;
 };
 
 }  // namespace wsemu::compiler::csl

@@ -35,7 +35,8 @@ struct CslOptions {
   bool memcpy = false;
   int channels = 1;
   int width_west_buf = 0, width_east_buf = 0;
-  std::string out_dir;                // where the generated sources go; empty: none written
+  std::string out_dir;                // where the generated sources go; empty: a scratch folder
+  int64_t max_comptime_steps = 0;     // comptime statements before "takes too long"; 0: 20 million
 };
 
 struct CslResult {

@@ -664,9 +664,12 @@ Flow Compiler::exec(const Stmt& s, Ctx& ctx, Value* ret) {
     gen_stmt(s, ctx);
     return Flow::NORMAL;
   }
-  static thread_local int64_t steps = 0;
-  if (++steps % 1024 == 0 && steps > kMaxComptimeSteps)
-    fail(s.span, "comptime evaluation takes too long (more than 20 million statements)");
+  // Counted per compilation (a Compiler member), so that one program's loops never count against
+  // the next compilation in the same process.
+  int64_t& steps = comptime_steps;
+  const int64_t limit = opt.max_comptime_steps > 0 ? opt.max_comptime_steps : kMaxComptimeSteps;
+  if (++steps > limit)
+    fail(s.span, "comptime evaluation takes too long (more than " + std::to_string(limit) + " statements)");
   switch (s.kind) {
     case StmtKind::VAR:
       if (s.decl_kind == "param") fail(s.span, "'param' is only allowed at the top level of a file");
@@ -706,7 +709,7 @@ Flow Compiler::exec(const Stmt& s, Ctx& ctx, Value* ret) {
     }
     case StmtKind::WHILE: {
       while (to_bool(eval(*s.value, ctx), s.value->span, "the condition of 'while'")) {
-        if (++steps > kMaxComptimeSteps) fail(s.span, "comptime loop runs too long");
+        if (++steps > limit) fail(s.span, "comptime loop runs too long");
         Flow f = exec_block(s.body, ctx, ret);
         if (f == Flow::BREAK) break;
         if (f == Flow::RETURN) return f;
@@ -731,7 +734,7 @@ Flow Compiler::exec(const Stmt& s, Ctx& ctx, Value* ret) {
       if (step == 0) fail(r.span, "@range step is 0");
       if (s.captures.size() != 1) fail(s.span, "a 'for' over @range has one loop variable");
       for (int64_t i = start; step > 0 ? i < end : i > end; i += step) {
-        if (++steps > kMaxComptimeSteps) fail(s.span, "comptime loop runs too long");
+        if (++steps > limit) fail(s.span, "comptime loop runs too long");
         Scope local;
         Scope* sc = &local;
         sc->parent = ctx.scope;
