@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <boost/crc.hpp>
 
 #include <cerrno>
 #include <cstring>
@@ -76,9 +75,7 @@ TraceReader::TraceReader(std::string path) : path_(std::move(path)) {
       stored |= uint32_t(zeroed[kHeaderChecksumOffset + i]) << (8 * i);
       zeroed[kHeaderChecksumOffset + i] = 0;
     }
-    boost::crc_32_type crc;
-    crc.process_bytes(zeroed.data(), zeroed.size());
-    if (crc.checksum() != stored)
+    if (crc32_of({{zeroed.data(), zeroed.size()}}) != stored)
       throw TraceError(fmt::format("{}: the header (bytes 0-63) fails its checksum: the file is corrupt", path_));
   } else if (!std::all_of(head.begin() + kHeaderChecksumOffset, head.end(), [](uint8_t b) { return b == 0; })) {
     throw TraceError(fmt::format("{}: corrupt header (reserved bytes 48-63 are not zero)", path_));
@@ -111,9 +108,7 @@ TraceReader::TraceReader(std::string path) : path_(std::move(path)) {
         break;
       }
       payload = read_payload(ref);
-      boost::crc_32_type crc;
-      crc.process_bytes(ch, 8);
-      crc.process_bytes(payload->data(), payload->size());
+      const uint32_t crc = crc32_of({{ch, 8}, {payload->data(), payload->size()}});
       uint8_t check[12];
       in.seekg(std::streamoff(check_at));
       in.read(reinterpret_cast<char*>(check), 12);
@@ -122,7 +117,7 @@ TraceReader::TraceReader(std::string path) : path_(std::move(path)) {
       if (!in || check_type != kChunkChecksum || check_size != 4)
         throw TraceError(fmt::format("{}: corrupt trace: the chunk at byte {} is not followed by its checksum (byte {})",
                                      path_, at, check_at));
-      if (crc.checksum() != stored)
+      if (crc != stored)
         throw TraceError(fmt::format("{}: corrupt trace: the chunk at byte {} ({} bytes) fails its checksum", path_, at,
                                      8 + uint64_t(size)));
       at = check_at + 12;
