@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "compiler/csl/cslc.hpp"
+#include "tests/compiler/csl_test_support.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/gemv_tiles.hpp"
 #include "tests/e2e/kernel_harness.hpp"
@@ -16,16 +17,8 @@ using runtime::host::SdkRuntime;
 
 compiler::csl::CslResult compile_kernel(const std::string& layout, const std::vector<std::pair<std::string, std::string>>& params,
                                         const std::string& arch, const std::string& out) {
-  compiler::csl::CslOptions o;
-  o.layout_file = source_dir() + "/" + layout;
-  o.arch = arch;
-  o.fabric_w = 8;
-  o.fabric_h = 3;
-  o.offset_x = 4;
-  o.offset_y = 1;
-  o.params = params;
-  o.out_dir = (fs::temp_directory_path() / out).string();
-  return compiler::csl::compile_csl(o);
+  return compile_csl_kernel(source_dir() + "/" + layout, params, arch,
+                             {8, 3, 4, 1}, out);
 }
 
 struct Case {
@@ -98,16 +91,8 @@ TEST(CslGemv06, MatchesReferenceAndPrintsCycles) {
   for (const std::string arch : {"wse2", "wse3"})
     for (auto [M, N] : {std::pair{4, 6}, std::pair{10, 9}}) {
       SCOPED_TRACE(arch + " " + std::to_string(M) + "x" + std::to_string(N));
-      compiler::csl::CslOptions o;
-      o.layout_file = source_dir() + "/kernels/gemv-06-routes-1/csl/layout.csl";
-      o.arch = arch;
-      o.fabric_w = 4;
-      o.fabric_h = 3;
-      o.offset_x = 1;
-      o.offset_y = 1;
-      o.params = {{"M", std::to_string(M)}, {"N", std::to_string(N)}};
-      o.out_dir = (fs::temp_directory_path() / ("wsemu-csl-gemv06-" + arch)).string();
-      auto r = compiler::csl::compile_csl(o);
+      auto r = compile_csl_kernel(source_dir() + "/kernels/gemv-06-routes-1/csl/layout.csl", {{"M", std::to_string(M)}, {"N", std::to_string(N)}}, arch,
+                                 {4, 3, 1, 1}, "wsemu-csl-gemv06-" + arch);
       ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
       const xt::xarray<float> A = random_array({size_t(M), size_t(N)}, 41), x = random_array({size_t(N)}, 42),
                               b = random_array({size_t(M)}, 43);
@@ -125,15 +110,8 @@ TEST(CslGemv06, MatchesReferenceAndPrintsCycles) {
 // gemv-05: gemv-01's PE program on a row of PEs, a different problem per PE.
 TEST(CslGemv05, EveryPeOfTheRowMatchesItsReference) {
   const size_t M = 5, N = 4, width = 3;
-  compiler::csl::CslOptions o;
-  o.layout_file = source_dir() + "/kernels/gemv-05-multiple-pes/csl/layout.csl";
-  o.fabric_w = int(width) + 2;
-  o.fabric_h = 3;
-  o.offset_x = 1;
-  o.offset_y = 1;
-  o.params = {{"M", std::to_string(M)}, {"N", std::to_string(N)}, {"pes", std::to_string(width)}};
-  o.out_dir = (fs::temp_directory_path() / "wsemu-csl-gemv05").string();
-  auto r = compiler::csl::compile_csl(o);
+  auto r = compile_csl_kernel(source_dir() + "/kernels/gemv-05-multiple-pes/csl/layout.csl", {{"M", std::to_string(M)}, {"N", std::to_string(N)}, {"pes", std::to_string(width)}}, "wse2",
+                             {int(width) + 2, 3, 1, 1}, "wsemu-csl-gemv05");
   ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
   const xt::xarray<float> A = random_array({width, M, N}, 61), x = random_array({width, N}, 62), b = random_array({width, M}, 63);
   SdkRuntime rt(*r.executable);
@@ -158,16 +136,8 @@ TEST(CslGemv07, MatchesReferenceAndPrintsCycles) {
   for (const std::string arch : {"wse2", "wse3"})
     for (auto [M, N] : {std::pair{8, 6}, std::pair{9, 7}}) {
       SCOPED_TRACE(arch + " " + std::to_string(M) + "x" + std::to_string(N));
-      compiler::csl::CslOptions o;
-      o.layout_file = source_dir() + "/kernels/gemv-07-routes-2/csl/layout.csl";
-      o.arch = arch;
-      o.fabric_w = 4;
-      o.fabric_h = 4;
-      o.offset_x = 1;
-      o.offset_y = 1;
-      o.params = {{"M", std::to_string(M)}, {"N", std::to_string(N)}};
-      o.out_dir = (fs::temp_directory_path() / ("wsemu-csl-gemv07-" + arch)).string();
-      auto r = compiler::csl::compile_csl(o);
+      auto r = compile_csl_kernel(source_dir() + "/kernels/gemv-07-routes-2/csl/layout.csl", {{"M", std::to_string(M)}, {"N", std::to_string(N)}}, arch,
+                                 {4, 4, 1, 1}, "wsemu-csl-gemv07-" + arch);
       ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
       const xt::xarray<float> A = random_array({size_t(M), size_t(N)}, 51), x = random_array({size_t(N)}, 52),
                               b = random_array({size_t(M)}, 53);
@@ -188,16 +158,8 @@ TEST(CslStreams, HostStreamsInAndOut) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
     const int N = 9;
-    compiler::csl::CslOptions o;
-    o.layout_file = source_dir() + "/tests/compiler/programs/stream/layout.csl";
-    o.arch = arch;
-    o.fabric_w = 3;
-    o.fabric_h = 3;
-    o.offset_x = 1;
-    o.offset_y = 1;
-    o.params = {{"N", std::to_string(N)}};
-    o.out_dir = (fs::temp_directory_path() / ("wsemu-csl-stream-" + arch)).string();
-    auto r = compiler::csl::compile_csl(o);
+    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/stream/layout.csl", {{"N", std::to_string(N)}}, arch,
+                               {3, 3, 1, 1}, "wsemu-csl-stream-" + arch);
     ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
     const xt::xarray<float> x = random_array({size_t(N)}, 9);
     SdkRuntime rt(*r.executable);
@@ -218,15 +180,8 @@ TEST(CslStreams, HostStreamsInAndOut) {
 TEST(CslTopic09, FifoAndLoopbackCubeTheStream) {
   for (auto [n, cap] : {std::pair{512, 64}, std::pair{40, 4}}) {
     SCOPED_TRACE(std::to_string(n) + " elements, FIFO " + std::to_string(cap));
-    compiler::csl::CslOptions o;
-    o.layout_file = source_dir() + "/kernels/topic-09-fifos/csl/layout.csl";
-    o.fabric_w = 3;
-    o.fabric_h = 3;
-    o.offset_x = 1;
-    o.offset_y = 1;
-    o.params = {{"NUM_ELEMS", std::to_string(n)}, {"FIFO_CAP", std::to_string(cap)}};
-    o.out_dir = (fs::temp_directory_path() / "wsemu-csl-topic09").string();
-    auto r = compiler::csl::compile_csl(o);
+    auto r = compile_csl_kernel(source_dir() + "/kernels/topic-09-fifos/csl/layout.csl", {{"NUM_ELEMS", std::to_string(n)}, {"FIFO_CAP", std::to_string(cap)}}, "wse2",
+                               {3, 3, 1, 1}, "wsemu-csl-topic09");
     ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
     const xt::xarray<float> x = random_array({size_t(n)}, uint32_t(900 + n));
     auto run = [&](const compiler::Executable& exe, const std::string& name, std::vector<uint32_t>& out, uint64_t& cycles) {
@@ -260,15 +215,8 @@ TEST(CslTopic09, FifoAndLoopbackCubeTheStream) {
 // operation), east on a color, out through MEMCPYD2H_1 (wse2, as the assembly version).
 TEST(CslPipeline01, AddsOneToTheStream) {
   const int size = 12;
-  compiler::csl::CslOptions o;
-  o.layout_file = source_dir() + "/kernels/pipeline-01-basic/csl/layout.csl";
-  o.fabric_w = 4;
-  o.fabric_h = 3;
-  o.offset_x = 1;
-  o.offset_y = 1;
-  o.params = {{"SIZE", std::to_string(size)}};
-  o.out_dir = (fs::temp_directory_path() / "wsemu-csl-pipeline01").string();
-  auto r = compiler::csl::compile_csl(o);
+  auto r = compile_csl_kernel(source_dir() + "/kernels/pipeline-01-basic/csl/layout.csl", {{"SIZE", std::to_string(size)}}, "wse2",
+                             {4, 3, 1, 1}, "wsemu-csl-pipeline01");
   ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
   std::mt19937 gen(101);
   std::vector<uint32_t> in(static_cast<size_t>(size));
@@ -290,16 +238,8 @@ TEST(CslPipeline01, AddsOneToTheStream) {
 // name them, a task that starts blocked, unblocked by one completion and activated by another.
 TEST(CslTopic15, MicrothreadsCarryTwoTransfersAtOnce) {
   const int n = 8;
-  compiler::csl::CslOptions o;
-  o.layout_file = source_dir() + "/kernels/topic-15-wse3-microthreads/csl/layout.csl";
-  o.arch = "wse3";
-  o.fabric_w = 4;
-  o.fabric_h = 3;
-  o.offset_x = 1;
-  o.offset_y = 1;
-  o.params = {{"N", std::to_string(n)}};
-  o.out_dir = (fs::temp_directory_path() / "wsemu-csl-topic15").string();
-  auto r = compiler::csl::compile_csl(o);
+  auto r = compile_csl_kernel(source_dir() + "/kernels/topic-15-wse3-microthreads/csl/layout.csl", {{"N", std::to_string(n)}}, "wse3",
+                             {4, 3, 1, 1}, "wsemu-csl-topic15");
   ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
   const xt::xarray<float> x = random_array({size_t(n)}, 1501), w = random_array({size_t(n)}, 1502);
   SdkRuntime rt(*r.executable);
@@ -315,8 +255,7 @@ TEST(CslTopic15, MicrothreadsCarryTwoTransfersAtOnce) {
   std::printf("topic-15 N=%d: cycles CSL %llu (launch %llu)\n", n, (unsigned long long)rt.cycles(),
               (unsigned long long)rt.stats().launch_cycles);
   // wse2 is refused with the program's own assertion.
-  o.arch = "wse2";
-  auto r2 = compiler::csl::compile_csl(o);
+  auto r2 = compile_csl_kernel(source_dir() + "/kernels/topic-15-wse3-microthreads/csl/layout.csl", {{"N", std::to_string(n)}}, "wse2", {4, 3, 1, 1}, "wsemu-csl-topic15");
   ASSERT_FALSE(r2.ok());
   EXPECT_NE(compiler::layout::format_diagnostics(r2.diagnostics).find("topic-15 is a WSE-3 program"), std::string::npos);
 }
@@ -325,15 +264,8 @@ TEST(CslTopic15, MicrothreadsCarryTwoTransfersAtOnce) {
 TEST(CslTopic03, DataTaskSumsTheHostStream) {
   for (auto [arch, n] : {std::pair{std::string("wse2"), size_t(100)}, std::pair{std::string("wse3"), size_t(64)}}) {
     SCOPED_TRACE(arch);
-    compiler::csl::CslOptions o;
-    o.layout_file = source_dir() + "/kernels/topic-03-streaming-wavelet-data/csl/layout.csl";
-    o.arch = arch;
-    o.fabric_w = 3;
-    o.fabric_h = 3;
-    o.offset_x = 1;
-    o.offset_y = 1;
-    o.out_dir = (fs::temp_directory_path() / ("wsemu-csl-topic03-" + arch)).string();
-    auto r = compiler::csl::compile_csl(o);
+    auto r = compile_csl_kernel(source_dir() + "/kernels/topic-03-streaming-wavelet-data/csl/layout.csl", {}, arch,
+                               {3, 3, 1, 1}, "wsemu-csl-topic03-" + arch);
     ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
     std::mt19937 gen(uint32_t(300 + n));
     std::vector<uint32_t> data(n);
@@ -358,14 +290,8 @@ TEST(CslTopic03, DataTaskSumsTheHostStream) {
 
 // More run-time locals than registers: the rest live in data words (hand-worked values).
 TEST(CslSpill, LocalsBeyondTheRegistersLiveInMemory) {
-  compiler::csl::CslOptions o;
-  o.layout_file = source_dir() + "/tests/compiler/programs/spill/layout.csl";
-  o.fabric_w = 3;
-  o.fabric_h = 3;
-  o.offset_x = 1;
-  o.offset_y = 1;
-  o.out_dir = (fs::temp_directory_path() / "wsemu-csl-spill").string();
-  auto r = compiler::csl::compile_csl(o);
+  auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/spill/layout.csl", {}, "wse2",
+                             {3, 3, 1, 1}, "wsemu-csl-spill");
   ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
   SdkRuntime rt(*r.executable);
   rt.load();
@@ -383,16 +309,8 @@ TEST(CslTasks, DataTaskSumsTheStream) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
     const int N = 7;
-    compiler::csl::CslOptions o;
-    o.layout_file = source_dir() + "/tests/compiler/programs/tasks/layout.csl";
-    o.arch = arch;
-    o.fabric_w = 4;
-    o.fabric_h = 3;
-    o.offset_x = 1;
-    o.offset_y = 1;
-    o.params = {{"N", std::to_string(N)}};
-    o.out_dir = (fs::temp_directory_path() / ("wsemu-csl-tasks-" + arch)).string();
-    auto r = compiler::csl::compile_csl(o);
+    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/tasks/layout.csl", {{"N", std::to_string(N)}}, arch,
+                               {4, 3, 1, 1}, "wsemu-csl-tasks-" + arch);
     ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
     const xt::xarray<float> x = random_array({size_t(N)}, 7);
     SdkRuntime rt(*r.executable);

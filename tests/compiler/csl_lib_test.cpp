@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "compiler/csl/cslc.hpp"
+#include "tests/compiler/csl_test_support.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
@@ -28,16 +29,8 @@ TEST(CslStdlib, MathRandomControlDirections) {
   const int N = int(x.size());
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    compiler::csl::CslOptions o;
-    o.layout_file = source_dir() + "/tests/compiler/programs/stdlib/layout.csl";
-    o.arch = arch;
-    o.fabric_w = 3;
-    o.fabric_h = 3;
-    o.offset_x = 1;
-    o.offset_y = 1;
-    o.params = {{"N", std::to_string(N)}};
-    o.out_dir = (fs::temp_directory_path() / ("wsemu-csl-stdlib-" + arch)).string();
-    auto r = compiler::csl::compile_csl(o);
+    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/stdlib/layout.csl", {{"N", std::to_string(N)}}, arch,
+                               {3, 3, 1, 1}, "wsemu-csl-stdlib-" + arch);
     ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
     SdkRuntime rt(*r.executable);
     rt.load();
@@ -131,15 +124,8 @@ TEST(CslStdlib, MathRandomControlDirections) {
 TEST(CslStdlib, ControlPayloadsRunTheControlTask) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    compiler::csl::CslOptions o;
-    o.layout_file = source_dir() + "/tests/compiler/programs/control/layout.csl";
-    o.arch = arch;
-    o.fabric_w = 4;
-    o.fabric_h = 3;
-    o.offset_x = 1;
-    o.offset_y = 1;
-    o.out_dir = (fs::temp_directory_path() / ("wsemu-csl-control-" + arch)).string();
-    auto r = compiler::csl::compile_csl(o);
+    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/control/layout.csl", {}, arch,
+                               {4, 3, 1, 1}, "wsemu-csl-control-" + arch);
     ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
     SdkRuntime rt(*r.executable);
     rt.load();

@@ -1,0 +1,35 @@
+// How the CSL tests compile a kernel: as `wsemu cslc LAYOUT --arch=ARCH --fabric-dims=W,H
+// --fabric-offsets=X,Y --params=...` would, with the generated sources in a temporary folder
+// named after the test, so a failing test leaves them to read.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/csl/cslc.hpp"
+
+namespace wsemu::testing {
+
+struct CslPlacement {
+  int fabric_w, fabric_h, offset_x, offset_y;
+};
+
+inline compiler::csl::CslResult compile_csl_kernel(const std::string& layout_file,
+                                                   std::vector<std::pair<std::string, std::string>> params,
+                                                   const std::string& arch, CslPlacement at,
+                                                   const std::string& out_folder) {
+  compiler::csl::CslOptions o;
+  o.layout_file = layout_file;
+  o.arch = arch;
+  o.fabric_w = at.fabric_w;
+  o.fabric_h = at.fabric_h;
+  o.offset_x = at.offset_x;
+  o.offset_y = at.offset_y;
+  o.params = std::move(params);
+  o.out_dir = (std::filesystem::temp_directory_path() / out_folder).string();
+  return compiler::csl::compile_csl(o);
+}
+
+}  // namespace wsemu::testing
