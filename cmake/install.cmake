@@ -1,7 +1,8 @@
 # `cmake --install build [--prefix DIR]`: the executables, the libraries with their headers as a
 # CMake package (`find_package(wsemu)` gives wsemu::isa, wsemu::emulator, wsemu::compiler,
 # wsemu::host, ..., and wsemu::runtime for the whole host side) and a pkg-config file, and the
-# data the tools read at run time (the memcpy firmware, the weight-streaming kernels), under
+# data the tools read at run time (the memcpy firmware, the weight-streaming kernels, the CSL
+# standard library), under
 # share/wsemu/, where an installed binary finds them (firmware/data_paths.hpp).
 include(CMakePackageConfigHelpers)
 
@@ -22,7 +23,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/firmware/ DESTINATION share/wsemu/firmwa
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/kernels/weight-streaming/ DESTINATION share/wsemu/kernels/weight-streaming
   FILES_MATCHING PATTERN "*.wsa" PATTERN "*.wsl" PATTERN "README.md")
 if(EXISTS ${PROJECT_SOURCE_DIR}/compiler/csl/lib)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/compiler/csl/lib/ DESTINATION share/wsemu/csl/lib)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/compiler/csl/lib/ DESTINATION share/wsemu/csl-lib)
 endif()
 
 # The cluster's handshake links OpenSSL's libcrypto when it is built with it.

@@ -21,6 +21,12 @@ grep -q "share/wsemu/firmware (found)" "$scratch/consumer.out"
 PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs wsemu
 # The installed wsemu builds a kernel whose program includes the installed firmware.
 WSEMU_FIRMWARE_DIR= "$prefix/bin/wsemu" build "$src/kernels/gemv-01-single-pe/layout.wsl" -o "$scratch/g.wsx" -q
+# The installed `wsemu cslc` compiles a CSL kernel; its standard library lies where the installed
+# binary looks for it (firmware/data_paths.hpp: share/wsemu/csl-lib).
+test -f "$prefix/share/wsemu/csl-lib/memcpy/memcpy.csl"
+"$prefix/bin/wsemu" cslc "$src/kernels/gemv-01-single-pe/csl/layout.csl" --fabric-dims=8,3 --fabric-offsets=4,1 \
+  --params=M:4,N:6 -o "$scratch/cslc-out" >/dev/null
+test -f "$scratch/cslc-out/out.wsx"
 # The installed `wsemu python` runs a host script with the installed module and SDK shims.
 if [ -d "$prefix/lib/wsemu/python/wsemu" ]; then
   mkdir -p "$scratch/gemv" && cp "$scratch/g.wsx" "$scratch/gemv/out.wsx"
