@@ -68,7 +68,7 @@ std::string html_escape(std::string_view s) {
 
 }  // namespace
 
-std::string html_page(const TraceReader& trace, const HtmlOptions& options) {
+static std::string html_page_unchecked(const TraceReader& trace, const HtmlOptions& options) {
   const TraceHeader& h = trace.header();
   const uint64_t first = trace.first_cycle(), end = std::max(trace.end_cycle(), first + 1);
   const uint64_t span = end - first;
@@ -216,6 +216,17 @@ std::string html_page(const TraceReader& trace, const HtmlOptions& options) {
   replace("@TITLE@", html_escape(fmt::format("wsemu trace {}", trace.path())));
   replace("@DATA@", script_safe(data.dump()));
   return page;
+}
+
+std::string html_page(const TraceReader& trace, const HtmlOptions& options) {
+  // A corrupt chunk whose checksum was made to match (or a writer bug) can hold a field of the
+  // wrong JSON type; that is a corrupt trace, said so, never an uncaught exception.
+  try {
+    return html_page_unchecked(trace, options);
+  } catch (const nlohmann::json::exception& e) {
+    throw TraceError(fmt::format("{}: a JSON chunk of the trace has a field of the wrong type ({}): the file is corrupt",
+                                 trace.path(), e.what()));
+  }
 }
 
 }  // namespace wsemu::trace

@@ -36,7 +36,7 @@ double percent(uint64_t part, uint64_t whole) { return whole ? 100.0 * double(pa
 
 }  // namespace
 
-json summary_json(const TraceReader& trace, const SummaryOptions& options) {
+static json summary_json_unchecked(const TraceReader& trace, const SummaryOptions& options) {
   const TraceHeader& h = trace.header();
   const uint64_t cycles = trace.cycles();
   std::array<uint64_t, 16> kind_counts{};
@@ -285,6 +285,17 @@ void write_summary(const TraceReader& trace, const SummaryOptions& options, std:
                        s["cycles"].get<uint64_t>(), where);
   }
   if (trace.hang()) out << "\n" << trace.hang()->to_text();
+}
+
+json summary_json(const TraceReader& trace, const SummaryOptions& options) {
+  // A corrupt chunk whose checksum was made to match (or a writer bug) can hold a field of the
+  // wrong JSON type; that is a corrupt trace, said so, never an uncaught exception.
+  try {
+    return summary_json_unchecked(trace, options);
+  } catch (const nlohmann::json::exception& e) {
+    throw TraceError(fmt::format("{}: a JSON chunk of the trace has a field of the wrong type ({}): the file is corrupt",
+                                 trace.path(), e.what()));
+  }
 }
 
 }  // namespace wsemu::trace
