@@ -33,6 +33,36 @@ struct CslcArgs {
   bool memcpy = false, verbose = false;
 };
 
+// The SDK's list options: comma-separated NAME:VALUE items, the option repeatable. With
+// `unique`, a name given twice is an error (which of two values a param would get is not
+// something a user should have to guess).
+bool parse_pairs(const std::vector<std::string>& groups, const std::string& option, const std::string& form,
+                 bool unique, std::vector<std::pair<std::string, std::string>>& out, std::string& error) {
+  for (const std::string& group : groups) {
+    size_t start = 0;
+    while (start <= group.size()) {
+      size_t end = group.find(',', start);
+      if (end == std::string::npos) end = group.size();
+      const std::string item = group.substr(start, end - start);
+      start = end + 1;
+      if (item.empty()) continue;
+      const size_t colon = item.find(':');
+      if (colon == std::string::npos || colon == 0 || colon + 1 == item.size()) {
+        error = option + " " + item + ": expected " + form;
+        return false;
+      }
+      const std::string name = item.substr(0, colon);
+      for (const auto& [n, v] : out)
+        if (unique && n == name) {
+          error = option + ": '" + name + "' is given twice";
+          return false;
+        }
+      out.emplace_back(name, item.substr(colon + 1));
+    }
+  }
+  return true;
+}
+
 int usage(const std::string& msg) {
   std::fprintf(stderr, "wsemu cslc: error: %s\n", msg.c_str());
   return 2;
@@ -82,37 +112,10 @@ int run_cslc(const CslcArgs& a, const std::vector<std::string>& extras) {
     return usage("--channels=" + a.channels + ": expected 1..16");
   if (!a.west_buf.empty() && !parse_count(a.west_buf, o.width_west_buf)) return usage("--width-west-buf: expected a count");
   if (!a.east_buf.empty() && !parse_count(a.east_buf, o.width_east_buf)) return usage("--width-east-buf: expected a count");
-  for (const std::string& group : a.colors) {
-    size_t start = 0;
-    while (start <= group.size()) {
-      size_t end = group.find(',', start);
-      if (end == std::string::npos) end = group.size();
-      const std::string item = group.substr(start, end - start);
-      start = end + 1;
-      if (item.empty()) continue;
-      size_t colon = item.find(':');
-      if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
-        return usage("--colors " + item + ": expected NAME:COLOR (e.g. --colors=x_in:1)");
-      o.colors.emplace_back(item.substr(0, colon), item.substr(colon + 1));
-    }
-  }
-  for (const std::string& group : a.params) {
-    size_t start = 0;
-    while (start <= group.size()) {
-      size_t end = group.find(',', start);
-      if (end == std::string::npos) end = group.size();
-      const std::string item = group.substr(start, end - start);
-      start = end + 1;
-      if (item.empty()) continue;
-      size_t colon = item.find(':');
-      if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
-        return usage("--params " + item + ": expected NAME:VALUE (e.g. --params=M:4,N:6)");
-      const std::string name = item.substr(0, colon);
-      for (const auto& [n, v] : o.params)
-        if (n == name) return usage("--params: '" + name + "' is given twice");
-      o.params.emplace_back(name, item.substr(colon + 1));
-    }
-  }
+  std::string error;
+  if (!parse_pairs(a.colors, "--colors", "NAME:COLOR (e.g. --colors=x_in:1)", false, o.colors, error) ||
+      !parse_pairs(a.params, "--params", "NAME:VALUE (e.g. --params=M:4,N:6)", true, o.params, error))
+    return usage(error);
   o.import_paths = a.import_paths;
   o.memcpy = a.memcpy;
   o.out_dir = out_dir;
