@@ -35,24 +35,17 @@
 #include "emulator/wafer.hpp"
 #include "firmware/memcpy_protocol.hpp"
 #include "isa/assembler.hpp"
+#include "tests/bench/bench_wafers.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 
 namespace {
 
 using namespace wsemu;
-
-std::shared_ptr<const isa::ObjectImage> assemble(const std::string& source) {
-  isa::AssembleResult r = isa::assemble(source, "speed.wsa");
-  if (!r.object) {
-    std::string errors;
-    for (const isa::Diagnostic& d : r.errors) errors += d.to_string() + "\n";
-    throw std::runtime_error("a benchmark program does not assemble:\n" + errors);
-  }
-  return std::make_shared<const isa::ObjectImage>(std::move(*r.object));
-}
-
-constexpr emu::DirectionMask kW = emu::bit(emu::Direction::WEST), kE = emu::bit(emu::Direction::EAST),
-                             kR = emu::bit(emu::Direction::RAMP);
+using bench::assemble;
+using bench::dense_wafer;
+using bench::kE;
+using bench::kR;
+using bench::kW;
 
 struct Measured {
   uint64_t cycles = 0, hops = 0, pe_cycles = 0, tile_steps = 0;
@@ -78,35 +71,6 @@ Measured run_wafer(emu::Wafer& w) {
   return {after.cycles - before.cycles, after.wavelet_hops - before.wavelet_hops,
           after.pe_cycles - before.pe_cycles, after.tile_steps - before.tile_steps,
           std::chrono::duration<double>(t1 - t0).count(), c1 - c0};
-}
-
-std::unique_ptr<emu::Wafer> dense_wafer(int side, int threads) {
-  auto img = assemble(R"(
-.arch wse3
-.data
-x:      .f32 [128]
-y:      .f32 [128]
-.dsd    xd = mem1d(x, 128)
-.dsd    yd = mem1d(y, 128)
-.code
-.task main, local, 10
-main:
-  li r2, 1.0001
-  li r5, 0
-  li r6, 8
-loop:
-  fmacs yd, yd, xd, r2
-  addi r5, r5, 1
-  bne r5, r6, loop
-  exit
-)");
-  auto w = std::make_unique<emu::Wafer>(emu::arch_profile("wse3"), side, side, emu::WaferOptions{threads, 64});
-  for (int y = 0; y < side; ++y)
-    for (int x = 0; x < side; ++x) {
-      w->load_program(x, y, img, x, y);
-      w->activate_task(x, y, 10);
-    }
-  return w;
 }
 
 // Every PE streams LEN wavelets `hops` hops east (and, with `west`, as many west), drained by
