@@ -31,7 +31,8 @@ class CslGemv01 : public ::testing::TestWithParam<Case> {};
 TEST_P(CslGemv01, MatchesReference) {
   const Case c = GetParam();
   auto r = compile_kernel("kernels/gemv-01-single-pe/csl/layout.csl",
-                          {{"M", std::to_string(c.M)}, {"N", std::to_string(c.N)}}, c.arch, "wsemu-csl-gemv01-" + c.arch);
+                          {{"M", std::to_string(c.M)}, {"N", std::to_string(c.N)}}, c.arch,
+                          "wsemu-csl-gemv01-" + c.arch + "-" + std::to_string(c.M) + "x" + std::to_string(c.N));
   ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
   const xt::xarray<float> A = random_array({size_t(c.M), size_t(c.N)}, 1);
   const xt::xarray<float> x = random_array({size_t(c.N)}, 2);
