@@ -78,35 +78,16 @@ void LocalCluster::start() {
     out << options_.token << '\n';
   }
   ::chmod(token_file().c_str(), 0600);
-  const std::string log_level = options_.quiet ? "warn" : "info";
 
   for (uint32_t shard = 0; shard < options_.shards; ++shard) {
     LocalNode node;
     node.kind = "memoryx";
     node.index = shard;
     const std::string name = options_.shards == 1 ? "memoryx" : fmt::format("memoryx-{}", shard);
-    node.port_file = work_dir_ / (name + ".port");
-    node.log_file = work_dir_ / (name + ".log");
-    node.stats_file = work_dir_ / (name + ".stats.json");
-    node.args = {memoryx_bin_.string(),
-                 "--listen",
-                 "127.0.0.1:0",
-                 "--store",
-                 (work_dir_ / (name + "-store")).string(),
-                 "--token-file",
-                 token_file().string(),
-                 "--shard",
-                 fmt::format("{}/{}", shard, options_.shards),
-                 "--port-file",
-                 node.port_file.string(),
-                 "--stats",
-                 node.stats_file.string(),
-                 "--name",
-                 name,
-                 "--log-level",
-                 log_level};
-    node.listen_arg = 2;
-    node.args.insert(node.args.end(), options_.memoryx_args.begin(), options_.memoryx_args.end());
+    set_node_arguments(node, memoryx_bin_, name,
+                       {"--store", (work_dir_ / (name + "-store")).string(), "--shard",
+                        fmt::format("{}/{}", shard, options_.shards)},
+                       options_.memoryx_args);
     memoryx_.push_back(std::move(node));
   }
 
@@ -144,39 +125,44 @@ void LocalCluster::start() {
   }
   for (size_t k = swarmx_.size(); k-- > 0;) {
     LocalNode& node = swarmx_[k];
-    const std::string name = fmt::format("swarmx-{}", node.index);
-    node.port_file = work_dir_ / (name + ".port");
-    node.log_file = work_dir_ / (name + ".log");
-    node.stats_file = work_dir_ / (name + ".stats.json");
-    node.args = {swarmx_bin_.string(),
-                 "--listen",
-                 "127.0.0.1:0",
-                 "--token-file",
-                 token_file().string(),
-                 "--fanout",
-                 std::to_string(node.children.size()),
-                 "--rank",
-                 std::to_string(node.index),
-                 "--port-file",
-                 node.port_file.string(),
-                 "--stats",
-                 node.stats_file.string(),
-                 "--name",
-                 name,
-                 "--log-level",
-                 log_level};
-    node.listen_arg = 2;
+    std::vector<std::string> role = {"--fanout", std::to_string(node.children.size()), "--rank",
+                                     std::to_string(node.index)};
     if (parent[k] == UINT32_MAX) {
-      for (const auto& shard : memoryx_)
-        node.args.insert(node.args.end(), {"--upstream", shard.address});
+      for (const auto& shard : memoryx_) role.insert(role.end(), {"--upstream", shard.address});
     } else {
-      node.args.insert(node.args.end(), {"--upstream", swarmx_[parent[k]].address});
+      role.insert(role.end(), {"--upstream", swarmx_[parent[k]].address});
     }
-    node.args.insert(node.args.end(), options_.swarmx_args.begin(), options_.swarmx_args.end());
+    set_node_arguments(node, swarmx_bin_, fmt::format("swarmx-{}", node.index), role,
+                       options_.swarmx_args);
     launch(node);
     wait_listening(node);
   }
   started_ = true;
+}
+
+void LocalCluster::set_node_arguments(LocalNode& node, const std::filesystem::path& binary,
+                                      const std::string& name,
+                                      const std::vector<std::string>& role_args,
+                                      const std::vector<std::string>& extra_args) const {
+  node.port_file = work_dir_ / (name + ".port");
+  node.log_file = work_dir_ / (name + ".log");
+  node.stats_file = work_dir_ / (name + ".stats.json");
+  node.args = {binary.string(),
+               "--listen",
+               "127.0.0.1:0",
+               "--token-file",
+               token_file().string(),
+               "--port-file",
+               node.port_file.string(),
+               "--stats",
+               node.stats_file.string(),
+               "--name",
+               name,
+               "--log-level",
+               options_.quiet ? "warn" : "info"};
+  node.listen_arg = 2;
+  node.args.insert(node.args.end(), role_args.begin(), role_args.end());
+  node.args.insert(node.args.end(), extra_args.begin(), extra_args.end());
 }
 
 void LocalCluster::launch(LocalNode& node) {

@@ -84,6 +84,11 @@ class LocalCluster {
   std::string describe() const;  // one line per node
 
  private:
+  // The arguments every node is started with (its files in the work folder, the token, the
+  // log level), then `role_args`, then the operator's `extra_args`.
+  void set_node_arguments(LocalNode& node, const std::filesystem::path& binary,
+                          const std::string& name, const std::vector<std::string>& role_args,
+                          const std::vector<std::string>& extra_args) const;
   void launch(LocalNode& node);
   void wait_listening(LocalNode& node);
   void terminate(LocalNode& node, int signal, std::chrono::milliseconds grace);

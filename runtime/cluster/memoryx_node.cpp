@@ -49,25 +49,18 @@ int MemoryXNode::run() {
   spdlog::info("memoryx '{}' listening on {} (shard {}/{}, {} tensors, store '{}')", options_.name,
                bound.to_string(), options_.shard_index, options_.shard_count, store_.size(),
                options_.store_dir.string());
-  NodeListener::Handlers handlers;
-  handlers.on_accept = [this](std::shared_ptr<Connection> connection) {
-    accept(std::move(connection));
-  };
-  handlers.on_signal = [this] { stop(); };
-  handlers.stats = [this] { return stats_json(); };
-  listener_.start(std::move(handlers), {options_.stats_file, options_.stats_interval});
-  io_.run();
+  listener_.serve({[this](const std::shared_ptr<Connection>& c) { return accept(c); }, [this] { stop(); },
+                   [this] { return stats_json(); }},
+                  {options_.stats_file, options_.stats_interval});
   return 0;
 }
 
-void MemoryXNode::accept(std::shared_ptr<Connection> connection) {
+NodeListener::PeerHandlers MemoryXNode::accept(const std::shared_ptr<Connection>& connection) {
   const uint64_t id = connection->id();
   peers_[id].connection = connection;
   ++stats_.counter("connections_accepted");
-  connection->start([this, id](pb::Envelope& envelope) { on_frame(id, envelope); },
-                    [this, id](const std::string& reason) { on_closed(id, reason); },
-                    std::chrono::milliseconds(5000));
-  send_challenge(*connection);
+  return {[this, id](pb::Envelope& envelope) { on_frame(id, envelope); },
+          [this, id](const std::string& reason) { on_closed(id, reason); }};
 }
 
 void MemoryXNode::on_closed(uint64_t peer_id, const std::string& reason) {

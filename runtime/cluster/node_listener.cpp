@@ -6,12 +6,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include "runtime/cluster/handshake.hpp"
 #include "runtime/cluster/stats.hpp"
 
 namespace wsemu::cluster {
 
 NodeListener::NodeListener(asio::io_context& io, ConnectionLimits limits)
-    : limits_(limits),
+    : io_(io),
+      limits_(limits),
       acceptor_(io),
       accept_retry_(io),
       signals_(io, SIGTERM, SIGINT),
@@ -46,6 +48,11 @@ void NodeListener::start(Handlers handlers, StatsFile stats_file) {
   schedule_stats();
 }
 
+void NodeListener::serve(Handlers handlers, StatsFile stats_file) {
+  start(std::move(handlers), std::move(stats_file));
+  io_.run();
+}
+
 void NodeListener::accept_next() {
   acceptor_.async_accept([this](const boost::system::error_code& ec, tcp::socket socket) {
     if (closed_) return;
@@ -57,7 +64,9 @@ void NodeListener::accept_next() {
     if (!over_connection_limit(socket)) {
       auto connection = std::make_shared<Connection>(std::move(socket), limits_);
       live_.push_back(connection);
-      handlers_.on_accept(std::move(connection));
+      PeerHandlers peer = handlers_.on_accept(connection);
+      connection->start(std::move(peer.on_frame), std::move(peer.on_close), kHandshakeDeadline);
+      send_challenge(*connection);
     }
     accept_next();
   });

@@ -1,6 +1,7 @@
 // The serving half that MemoryX and SwarmX nodes share: bind and listen, publish the bound
-// address to a port file, accept connections until closed, turn SIGTERM/SIGINT into the node's
-// stop, and rewrite the node's stats file on a timer.
+// address to a port file, accept connections and open their handshake (a 5 s deadline and the
+// HelloChallenge), turn SIGTERM/SIGINT into the node's stop, rewrite the node's stats file on a
+// timer, and run the node's io_context until the node stops it (serve()).
 //
 // Contract: lives on the node's io_context and calls its handlers only on that thread. open()
 // throws ConfigError when the address cannot be bound; the port file is replaced atomically
@@ -36,8 +37,15 @@ struct NodeOptions {
 
 class NodeListener {
  public:
+  // How the node handles one peer's frames and its close.
+  struct PeerHandlers {
+    Connection::FrameHandler on_frame;
+    Connection::CloseHandler on_close;
+  };
   struct Handlers {
-    std::function<void(std::shared_ptr<Connection>)> on_accept;  // a new, not yet started peer
+    // A new peer, not yet started: the node files it and says how to handle it; the listener
+    // then starts it and sends the HelloChallenge.
+    std::function<PeerHandlers(const std::shared_ptr<Connection>&)> on_accept;
     std::function<void()> on_signal;                             // SIGTERM or SIGINT arrived
     std::function<nlohmann::json()> stats;                       // the stats file's document
   };
@@ -46,11 +54,16 @@ class NodeListener {
     std::chrono::milliseconds interval{1000};
   };
 
+  // A peer that has not finished its handshake by then is closed.
+  static constexpr std::chrono::milliseconds kHandshakeDeadline{5000};
+
   NodeListener(asio::io_context& io, ConnectionLimits limits);
 
   // Binds `address` (port 0: any free port) and returns the address actually bound.
   Address open(const Address& address, const std::string& port_file);
   void start(Handlers handlers, StatsFile stats_file);
+  // start(), then runs the io_context until the node stops it.
+  void serve(Handlers handlers, StatsFile stats_file);
   void write_stats();  // now, if a stats file is set; a failure is logged, not thrown
   void close();
   uint64_t accept_failures() const { return accept_failures_; }
@@ -62,6 +75,7 @@ class NodeListener {
   bool over_connection_limit(const tcp::socket& socket);
   void schedule_stats();
 
+  asio::io_context& io_;
   ConnectionLimits limits_;
   tcp::acceptor acceptor_;
   asio::steady_timer accept_retry_;

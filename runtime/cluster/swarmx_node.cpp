@@ -66,25 +66,18 @@ int SwarmXNode::run() {
                bound.to_string(), options_.fanout, options_.rank, upstreams_.size(),
                upstreams_.size() == 1 ? "" : "s");
   for (auto& upstream : upstreams_) upstream.link->start();
-  NodeListener::Handlers handlers;
-  handlers.on_accept = [this](std::shared_ptr<Connection> connection) {
-    accept(std::move(connection));
-  };
-  handlers.on_signal = [this] { stop(); };
-  handlers.stats = [this] { return stats_json(); };
-  listener_.start(std::move(handlers), {options_.stats_file, options_.stats_interval});
-  io_.run();
+  listener_.serve({[this](const std::shared_ptr<Connection>& c) { return accept(c); }, [this] { stop(); },
+                   [this] { return stats_json(); }},
+                  {options_.stats_file, options_.stats_interval});
   return 0;
 }
 
-void SwarmXNode::accept(std::shared_ptr<Connection> connection) {
+NodeListener::PeerHandlers SwarmXNode::accept(const std::shared_ptr<Connection>& connection) {
   const uint64_t id = connection->id();
   connections_[id] = connection;
   ++stats_.counter("connections_accepted");
-  connection->start([this, id](pb::Envelope& envelope) { on_child_frame(id, envelope); },
-                    [this, id](const std::string& reason) { on_child_closed(id, reason); },
-                    std::chrono::milliseconds(5000));
-  send_challenge(*connection);
+  return {[this, id](pb::Envelope& envelope) { on_child_frame(id, envelope); },
+          [this, id](const std::string& reason) { on_child_closed(id, reason); }};
 }
 
 std::optional<uint32_t> SwarmXNode::rank_of(uint64_t connection_id) const {
