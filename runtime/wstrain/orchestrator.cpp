@@ -24,6 +24,7 @@
 #include "runtime/train/data_order.hpp"
 #include "runtime/train/reference_trainer.hpp"
 #include "runtime/wstrain/child_process.hpp"
+#include "runtime/wstrain/tensor_comparison.hpp"
 #include "runtime/wstrain/wafer_plan.hpp"
 #include "runtime/wstrain/worker.hpp"
 
@@ -59,21 +60,6 @@ void check_optimizer_for_memoryx(const train::OptimizerConfig& o) {
       (zero(o.beta1) || zero(o.beta2) || zero(o.epsilon)))
     throw std::invalid_argument("--beta1/--beta2/--eps 0: MemoryX reads 0 as 'default'; give a non-zero value");
   if (zero(o.learning_rate)) throw std::invalid_argument("--lr 0: MemoryX reads 0 as 'default' (0.01)");
-}
-
-struct Comparison {
-  double max_abs = 0.0, max_rel = 0.0;
-  bool identical = true;
-};
-
-void compare_into(Comparison& c, std::span<const float> got, std::span<const float> expected) {
-  for (size_t k = 0; k < got.size() && k < expected.size(); ++k) {
-    const double a = got[k], b = expected[k];
-    if (!(got[k] == expected[k])) c.identical = false;
-    const double d = std::fabs(a - b);
-    if (!(d <= c.max_abs)) c.max_abs = std::isnan(d) ? INFINITY : std::max(c.max_abs, d);
-    c.max_rel = std::max(c.max_rel, d / std::max(std::fabs(b), 1e-30));
-  }
 }
 
 // The reference trainer and the weights it had after each step, so that MemoryX's tensors
@@ -377,7 +363,7 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
         f.reference_loss = reference->loss(step);
         f.loss_difference = std::fabs(static_cast<double>(f.loss) - static_cast<double>(f.reference_loss));
         const std::vector<cluster::TensorValues> now = control.read_tensors();
-        Comparison c;
+        TensorComparison c;
         uint64_t at = UINT64_MAX;
         for (const cluster::TensorValues& t : now) {
           const uint64_t id = t.info.tensor_id();
@@ -459,7 +445,7 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
   report.test_loss = evaluation.loss;
   if (reference) {
     const train::ModelParameters& expected = reference->weights_after(run.steps);
-    Comparison c;
+    TensorComparison c;
     auto got = tensors_of(final_weights);
     train::ModelParameters expected_copy = expected;
     auto want = tensors_of(expected_copy);
