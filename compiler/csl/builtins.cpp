@@ -475,9 +475,12 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
   if (n == "ptrcast") {
     argc(2, 2);
     TypeRef t = eval_type(*e.args[0], ctx);
-    Value v = eval_comptime(*e.args[1], ctx, "the pointer of @ptrcast");
-    if (v.k != K::POINTER || (t->kind != TK::PTR && t->kind != TK::MANY_PTR))
-      fail(e.span, "unsupported: @ptrcast of anything but a comptime pointer to a global, to a pointer type");
+    if (t->kind != TK::PTR && t->kind != TK::MANY_PTR) fail(e.args[0]->span, "@ptrcast converts to a pointer type");
+    // A run-time pointer (a parameter, a pointer variable) keeps its register: only its type changes.
+    Value v = ctx.gen ? eval(*e.args[1], ctx) : eval_comptime(*e.args[1], ctx, "the pointer of @ptrcast");
+    if (v.k != K::POINTER && ctx.gen) v = rvalue(v, e.args[1]->span, ctx);
+    const bool runtime_pointer = v.k == K::RUNTIME && (v.type->kind == TK::PTR || v.type->kind == TK::MANY_PTR);
+    if (v.k != K::POINTER && !runtime_pointer) fail(e.args[1]->span, "@ptrcast needs a pointer");
     Value r = v;
     r.type = t;
     return r;
