@@ -33,7 +33,7 @@ uint32_t hb(float f) { return isa::fp32_to_fp16(f); }
 
 // fp32 results are computed in fp32; fp16 results are computed in fp32 and rounded to fp16
 // (exact for add, sub, mul; fmach rounds twice). fmacs/fmach/fmachs are fused.
-uint32_t compute(Opcode op, uint32_t a, uint32_t b, uint32_t c, uint32_t& carry) {
+[[gnu::always_inline]] inline uint32_t compute(Opcode op, uint32_t a, uint32_t b, uint32_t c, uint32_t& carry) {
   switch (op) {
     case Opcode::FMACS: return u32(std::fma(f32(b), f32(c), f32(a)));
     case Opcode::FADDS: return u32(f32(a) + f32(b));
@@ -145,6 +145,102 @@ uint32_t PeCore::element_address(const VectorOperand& v, uint32_t i) const {
   return uint32_t(a);
 }
 
+// A synchronous operation over memory and registers runs all its elements at issue. When its
+// memory operands are mem1d and every element they touch is inside SRAM, aligned and (for the
+// destination) above the code, no element can fault: the loop then walks precomputed
+// addresses instead of resolving each operand per element. The order of reads and writes is
+// element() exactly (element i reads every source, then writes; register sources are read
+// anew), so overlapping operands and register reductions give the same results. Anything
+// else (mem4d, circular buffers, an element that would fault) returns false and goes element by
+// element, so that a fault names the same element with the same effects before it.
+namespace {
+struct Lane {
+  uint32_t addr = 0;
+  int32_t step = 0;  // bytes per element
+  uint8_t reg = 0;
+  uint8_t bits = 32;
+  bool is_reg = false;
+};
+
+// One loop per opcode, so that compute() folds to the operation itself.
+template <Opcode OP>
+void memory_loop(PeCore& core, VectorOp& op, std::array<Lane, 4>& lanes) {
+  Sram& sram = core.sram;
+  auto& regs = core.regs;
+  const int n = op.num_operands;
+  const Lane dst = lanes[0];
+  uint32_t dst_addr = dst.addr;
+  uint32_t carry = op.carry;
+  for (uint32_t e = op.done; e < op.length; ++e) {
+    std::array<uint32_t, 3> src{};
+    for (int i = 1; i < n; ++i) {
+      Lane& l = lanes[i];
+      uint32_t x;
+      if (l.is_reg) {
+        x = regs[l.reg];
+      } else {
+        x = l.bits == 16 ? sram.load16(l.addr) : sram.load32(l.addr);
+        l.addr += uint32_t(l.step);
+      }
+      src[i - 1] = mask(x, l.bits);
+    }
+    const uint32_t res = mask(compute(OP, src[0], src[1], src[2], carry), dst.bits);
+    if (dst.is_reg) {
+      regs[dst.reg] = res;
+    } else {
+      if (dst.bits == 16)
+        sram.store16(dst_addr, uint16_t(res));
+      else
+        sram.store32(dst_addr, res);
+      dst_addr += uint32_t(dst.step);
+    }
+  }
+  op.carry = carry;
+}
+
+bool run_memory_op(PeCore& core, VectorOp& op) {
+  const Sram& sram = core.sram;
+  const int n = op.num_operands;
+  std::array<Lane, 4> lanes{};
+  bool fast = op.length > 0;
+  for (int i = 0; i < n && fast; ++i) {
+    const VectorOperand& v = op.operands[i];
+    Lane& l = lanes[i];
+    l.bits = v.bits;
+    l.reg = uint8_t(v.index & 15);
+    if (v.kind == Kind::REG) {
+      l.is_reg = true;
+      continue;
+    }
+    if (v.kind != Kind::MEM || v.d.kind != DsdKind::MEM1D || v.d.elem_bits != v.bits) return false;
+    const int64_t eb = v.bits / 8;
+    const int64_t first = int64_t(v.d.base), last = first + int64_t(op.length - 1) * v.d.stride * eb;
+    const int64_t lo = std::min(first, last), hi = std::max(first, last);
+    fast = lo >= 0 && hi + eb <= int64_t(sram.size()) && first % eb == 0 && (i > 0 || lo >= sram.code_bytes());
+    l.addr = uint32_t(first);
+    l.step = int32_t(v.d.stride * eb);
+  }
+  if (!fast) return false;
+  switch (op.op) {
+#define WSEMU_MEMORY_LOOP(name) \
+  case Opcode::name: memory_loop<Opcode::name>(core, op, lanes); break;
+    WSEMU_MEMORY_LOOP(FMACS) WSEMU_MEMORY_LOOP(FADDS) WSEMU_MEMORY_LOOP(FSUBS) WSEMU_MEMORY_LOOP(FMULS)
+    WSEMU_MEMORY_LOOP(FMOVS) WSEMU_MEMORY_LOOP(FNEGS) WSEMU_MEMORY_LOOP(FMAXS) WSEMU_MEMORY_LOOP(FABSS)
+    WSEMU_MEMORY_LOOP(FH2S) WSEMU_MEMORY_LOOP(FS2H) WSEMU_MEMORY_LOOP(FMACH) WSEMU_MEMORY_LOOP(FMACHS)
+    WSEMU_MEMORY_LOOP(FADDH) WSEMU_MEMORY_LOOP(FSUBH) WSEMU_MEMORY_LOOP(FMULH) WSEMU_MEMORY_LOOP(FMOVH)
+    WSEMU_MEMORY_LOOP(FNEGH) WSEMU_MEMORY_LOOP(FMAXH) WSEMU_MEMORY_LOOP(FABSH) WSEMU_MEMORY_LOOP(MOV16)
+    WSEMU_MEMORY_LOOP(MOV32) WSEMU_MEMORY_LOOP(ADD16) WSEMU_MEMORY_LOOP(SUB16) WSEMU_MEMORY_LOOP(AND16)
+    WSEMU_MEMORY_LOOP(OR16) WSEMU_MEMORY_LOOP(XOR16) WSEMU_MEMORY_LOOP(SLL16) WSEMU_MEMORY_LOOP(SLR16)
+    WSEMU_MEMORY_LOOP(SAR16) WSEMU_MEMORY_LOOP(ADDC16)
+#undef WSEMU_MEMORY_LOOP
+    default: return false;  // element() knows every other case
+  }
+  core.stats.vector_elements += op.length - op.done;
+  op.done = op.length;
+  return true;
+}
+}  // namespace
+
 void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, CycleResult& r) {
   const ArchProfile& profile = *ctx.profile;
   const isa::InsnInfo& info = isa::info(insn.op);
@@ -240,7 +336,8 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
     ops_active |= uint16_t(1u << ut);
     ++stats.async_ops;
   } else if (!op.streaming) {
-    while (op.done < op.length) element(op, ctx);  // memory and registers only: cannot stall
+    if (!run_memory_op(*this, op))
+      while (op.done < op.length) element(op, ctx);  // memory and registers only: cannot stall
     finish_op(op, false, ctx);
     occupied = startup + (uint64_t(op.length) + op.width - 1) / op.width;
   } else {

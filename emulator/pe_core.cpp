@@ -80,7 +80,7 @@ PeCore::PeCore(const ArchProfile& profile, uint32_t program_index_, const Loaded
                                    t.name, t.id, profile.name, profile.data_task_by_queue ? "input queue" : "color"));
         if ((tasks.local | tasks.data) & b) config_error(fmt::format("task id {} is bound twice", t.id));
         tasks.data |= b;
-        tasks.entry[t.id] = t.entry;
+        entries.entry[t.id] = t.entry;
         break;
       case isa::TaskKind::LOCAL:
         if (!profile.is_local_task_id(t.id))
@@ -88,7 +88,7 @@ PeCore::PeCore(const ArchProfile& profile, uint32_t program_index_, const Loaded
                                    profile.name, profile.local_task_first, profile.local_task_last));
         if ((tasks.local | tasks.data) & b) config_error(fmt::format("task id {} is bound twice", t.id));
         tasks.local |= b;
-        tasks.entry[t.id] = t.entry;
+        entries.entry[t.id] = t.entry;
         break;
       case isa::TaskKind::CONTROL:
         if (t.id < profile.control_task_first || t.id > profile.control_task_last)
@@ -96,7 +96,7 @@ PeCore::PeCore(const ArchProfile& profile, uint32_t program_index_, const Loaded
                                    profile.control_task_first, profile.control_task_last));
         if (tasks.control & b) config_error(fmt::format("control task id {} is bound twice", t.id));
         tasks.control |= b;
-        tasks.control_entry[t.id] = t.entry;
+        entries.control_entry[t.id] = t.entry;
         continue;  // control tasks do not use the blocked bits
     }
     if (t.starts_blocked)
@@ -336,9 +336,9 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
     case Opcode::BLTU: if (val(0) < val(1)) next_pc = uint32_t(o[2].value); break;
     case Opcode::BGEU: if (val(0) >= val(1)) next_pc = uint32_t(o[2].value); break;
     case Opcode::CALL:
-      if (main.depth >= profile.call_stack_depth || main.depth >= main.call_stack.size())
+      if (main.depth >= profile.call_stack_depth || main.depth >= call_stack.size())
         kernel_error(fmt::format("call stack overflow: more than {} nested calls", profile.call_stack_depth));
-      main.call_stack[main.depth++] = uint16_t(pc + 1);
+      call_stack[main.depth++] = uint16_t(pc + 1);
       next_pc = uint32_t(o[0].value);
       break;
     case Opcode::RET:
@@ -346,7 +346,7 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
         end_task();
         break;
       }
-      next_pc = main.call_stack[--main.depth];
+      next_pc = call_stack[--main.depth];
       break;
 
     case Opcode::LD32: reg(0) = sram.load32(mem_addr(1)); break;
@@ -442,10 +442,10 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
       if (profile.is_local_task_id(id)) {
         if (!(tasks.local & b)) tasks.blocked &= ~b;  // a newly bound task starts unblocked
         tasks.local |= b;
-        tasks.entry[id] = target;
+        entries.entry[id] = target;
       } else {
         tasks.control |= b;
-        tasks.control_entry[id] = target;
+        entries.control_entry[id] = target;
       }
       break;
     }

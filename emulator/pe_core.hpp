@@ -41,20 +41,22 @@ struct VectorOperand {
   isa::Descriptor d;  // a copy for MEM/FABIN/FABOUT; a FIFO works on the live register
 };
 
+// Hot first: what a streaming op reads every cycle (state, counters, ready, stall) shares the
+// first cache line with the destination operand; the sources follow.
 struct VectorOp {
   bool active = false;
-  isa::Opcode op = isa::Opcode::NOP;
-  isa::AsyncSpec async;
-  uint8_t num_operands = 0;
-  std::array<VectorOperand, 4> operands{};  // [0] is the destination
-  uint32_t length = 0, done = 0;
-  uint32_t carry = 0;      // addc16
-  uint64_t ready = 0;      // first cycle that processes elements (after the startup overhead)
-  uint32_t pc = 0;         // the issuing instruction, for faults and reports
-  uint16_t width = 1;      // elements per cycle
   bool streaming = false;  // fabric or FIFO operand: at most one element per cycle
+  uint8_t num_operands = 0;
   int8_t task = -1;        // the task that issued it
+  isa::Opcode op = isa::Opcode::NOP;
+  uint16_t width = 1;      // elements per cycle
+  uint32_t length = 0, done = 0;
+  uint64_t ready = 0;      // first cycle that processes elements (after the startup overhead)
   StallInfo stall;
+  uint32_t carry = 0;      // addc16
+  uint32_t pc = 0;         // the issuing instruction, for faults and reports
+  isa::AsyncSpec async;
+  std::array<VectorOperand, 4> operands{};  // [0] is the destination
 };
 
 struct MainThread {
@@ -63,10 +65,9 @@ struct MainThread {
   int8_t task = -1;  // task id (for control tasks: the control task id)
   isa::TaskKind task_kind = isa::TaskKind::LOCAL;
   uint64_t busy_until = 0;  // no new instruction before this cycle
-  uint8_t depth = 0;
+  uint8_t depth = 0;        // of PeCore::call_stack
   bool in_sync_op = false;  // waiting for ops[kMainThreadOp]
   StallInfo stall;
-  std::array<uint16_t, 64> call_stack{};
 };
 
 struct CoreStats {
@@ -135,7 +136,9 @@ class PeCore final : public RampPort {
   bool holds_pending_work() const;
 
   // State (public: the wafer's CoreView and the hang report read it). Ordered hot first: what
-  // every cycle looks at sits in the first cache lines, registers the instructions use later.
+  // every cycle looks at (the main thread, the occupancy bits, the task masks, the counters)
+  // fills the first cache lines, then the ops and queues a streaming cycle touches; what only
+  // instructions, task starts and loading use (registers, descriptors, entries) comes last.
   MainThread main;
   // Occupancy bits (bit q / bit slot), kept in step with the rings so that a cycle's checks
   // touch one cache line instead of every queue.
@@ -148,15 +151,17 @@ class PeCore final : public RampPort {
   uint32_t program_index = 0;
   int16_t rect_x = 0, rect_y = 0;
   int64_t executing_pc = -1;  // the instruction being executed or whose op is stepping (faults)
-  CoreStats stats;
   TaskTable tasks;
-  std::array<int8_t, isa::kNumColors> iq_of_color{};  // input queue bound to each color, -1
-  std::array<uint32_t, isa::kNumRegs> regs{};
+  CoreStats stats;
   std::array<VectorOp, 9> ops{};  // [0..7] microthreads, [8] the main thread's sync op
   std::array<InputQueue, isa::kNumQueues> iq{};
   std::array<OutputQueue, isa::kNumQueues> oq{};
   Sram sram;
+  std::array<uint32_t, isa::kNumRegs> regs{};
+  std::array<int8_t, isa::kNumColors> iq_of_color{};  // input queue bound to each color, -1
   std::array<Wavelet, isa::kNumColors> slot{};  // wse2 color slots
+  TaskEntries entries;
+  std::array<uint16_t, 64> call_stack{};  // return addresses, main.depth of them
   std::array<isa::Descriptor, isa::kNumDsrs> dsrs{};
 
   uint32_t oq_flushing_mask() const { return oq_flushing; }
@@ -182,7 +187,7 @@ class PeCore final : public RampPort {
   uint64_t sleeping_until(uint64_t now) const {
     if (ops_active || oq_nonempty || main.busy_until <= now + 1) return 0;
     return main.busy_until;
-  }  // the instruction being executed or whose op is stepping (faults)
+  }
 
  private:
   // pe_core.cpp: the main thread.

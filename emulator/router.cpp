@@ -320,10 +320,11 @@ void router_replay_idle_cycles(RouterState& r, uint64_t cycles) {
 
 bool color_swapped(const RouterState& r, int color, Direction from) {
   if (from == Direction::RAMP) return false;
+  const bool x_axis = from == Direction::EAST || from == Direction::WEST;
+  if (!((x_axis ? r.swap_x_colors : r.swap_y_colors) & (3u << (color & ~1)))) return false;
   const ColorChannel* a = r.channel(color);
   const ColorChannel* b = r.channel(color ^ 1);
   if (!a || !b) return false;
-  const bool x_axis = from == Direction::EAST || from == Direction::WEST;
   const bool enabled = x_axis ? (a->route.swap_x || b->route.swap_x) : (a->route.swap_y || b->route.swap_y);
   const DirectionMask m = DirectionMask(1u << int(from));
   return enabled && (a->buffered & m) && (b->buffered & m);

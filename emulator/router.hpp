@@ -133,6 +133,10 @@ struct RouterState {
   uint32_t link_pending = 0;
   // Colors in teardown at this router (bit c): they do not move until the core's `tdexit c`.
   uint32_t torn_down = 0;
+  // Colors whose route swaps wavelets from the east and west (swap_x) or north and south
+  // (swap_y) links (bit c): a router without either answers color_swapped without reading the
+  // pair's channel.
+  uint32_t swap_x_colors = 0, swap_y_colors = 0;
   DirectionMask off_fabric = 0;  // link directions that face off the fabric: host edge ports
   uint8_t next_channel = 0;      // round robin over colors
   DirectionMask out_valid = 0;

@@ -22,6 +22,9 @@ class Sram {
   uint32_t size() const { return size_; }
   uint32_t code_bytes() const { return code_bytes_; }
   size_t allocated_bytes() const { return bytes_.capacity(); }
+  // Where byte `addr` is stored (the start of the storage when it lies past the allocation):
+  // for prefetching, not for access.
+  const uint8_t* storage_at(uint32_t addr) const { return bytes_.data() + (addr < bytes_.size() ? addr : 0); }
 
   // Fast paths inline; anything unusual (bounds, alignment, code, growth) goes the slow way.
   uint32_t load32(uint32_t addr) const {

@@ -69,7 +69,7 @@ bool PeCore::try_pick(const Context& ctx, CycleResult& r) {
   int task = id;
   if (tasks.runnable_local() & b) {
     tasks.activated &= ~b;
-    entry = tasks.entry[id];
+    entry = entries.entry[id];
   } else {
     const int input = input_of_trigger(id);
     const Wavelet w = input_pop(input);
@@ -86,11 +86,11 @@ bool PeCore::try_pick(const Context& ctx, CycleResult& r) {
         kernel_error(fmt::format("a control wavelet on color {} names control task {}, which is not bound",
                                  w.color, task),
                      w.color);
-      entry = tasks.control_entry[task];
+      entry = entries.control_entry[task];
       kind = isa::TaskKind::CONTROL;
       regs[0] = control_data(w.payload);
     } else {
-      entry = tasks.entry[id];
+      entry = entries.entry[id];
       kind = isa::TaskKind::DATA;
       regs[0] = w.payload;
     }

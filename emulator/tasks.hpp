@@ -1,7 +1,7 @@
 // The task table of a PE core and the task picker's priority rule.
 //
-// Contract: 64 task ids. Data and local tasks share one table (entry, bound, activated,
-// blocked); control tasks have their own table of entries. All ids start blocked; binding a
+// Contract: 64 task ids. Data and local tasks share one table (bound, activated, blocked, and
+// an entry in TaskEntries); control tasks have their own entries. All ids start blocked; binding a
 // data or local task unblocks it (unless the binding says it starts blocked), so an unbound
 // data task id stays blocked, which lets a fabin stream own that color or queue.
 //
@@ -25,8 +25,6 @@ struct TaskTable {
   uint64_t control = 0;  // bound as control tasks
   uint64_t activated = 0;
   uint64_t blocked = ~uint64_t{0};
-  std::array<uint32_t, 64> entry{};          // data and local tasks: instruction index
-  std::array<uint32_t, 64> control_entry{};  // control tasks
 
   static constexpr uint64_t bit(int id) { return uint64_t{1} << id; }
   uint64_t runnable_local() const { return local & activated & ~blocked; }
@@ -36,6 +34,13 @@ struct TaskTable {
     const uint64_t m = runnable_local() | (inputs_ready & ~blocked);
     return m ? __builtin_ctzll(m) : -1;
   }
+};
+
+// Where each bound task starts (instruction index): read only when a task starts, so kept
+// apart from the masks that the picker reads every cycle.
+struct TaskEntries {
+  std::array<uint32_t, 64> entry{};          // data and local tasks
+  std::array<uint32_t, 64> control_entry{};  // control tasks
 };
 
 }  // namespace wsemu::emu

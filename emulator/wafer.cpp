@@ -273,6 +273,9 @@ void Wafer::set_route(int x, int y, int color, const ColorRoute& route) {
     if (!(buffered & (1u << d)) && !ch.input[d].empty())
       bad(fmt::format("the new route stops receiving from {} while wavelets wait there", direction_name(Direction(d))));
   ch.route = route;
+  const uint32_t color_bit = 1u << color;
+  r.swap_x_colors = route.swap_x ? r.swap_x_colors | color_bit : r.swap_x_colors & ~color_bit;
+  r.swap_y_colors = route.swap_y ? r.swap_y_colors | color_bit : r.swap_y_colors & ~color_bit;
   ch.buffered = buffered;
   for (auto& b : ch.input) b.capacity = uint8_t(profile_.router_buffer_depth);
   refresh_credits(s, color);
@@ -438,27 +441,49 @@ void Wafer::for_each(const std::vector<uint32_t>& items, F&& f) {
 
 // A large fabric's tiles do not fit in the cache, and each step touches a few lines of the
 // tile, its router's channels and its core, which depend on each other: waiting for them one
-// by one is most of a step. So the band walk asks for them ahead, in three stages, each using
-// what the stage before brought in.
+// by one is most of a step. So the band walk asks for them ahead, in four stages, each using
+// what the stage before brought in: the tile; its channels and the core's hot fields; the
+// active ops and busy queues; and the queues and SRAM words the active ops will touch (an
+// op stalled on an empty input queue reads it every cycle).
 void Wafer::compute_band(const uint32_t* band, size_t n) {
   auto lines = [](const void* p, size_t count) {
     for (size_t i = 0; i < count; ++i) __builtin_prefetch(static_cast<const char*>(p) + 64 * i);
   };
   for (size_t i = 0; i < n; ++i) {
-    if (i + 8 < n) lines(&states_[band[i + 8]], 3);
+    if (i + 12 < n) lines(&states_[band[i + 12]], 3);
+    if (i + 8 < n) {
+      const TileState& t = states_[band[i + 8]];
+      if (!t.router.channels.empty()) lines(t.router.channels.data(), 2 * t.router.channels.size());
+      if (t.core != kNone) lines(&cores_[t.core], 4);  // the hot fields before PeCore::ops
+    }
     if (i + 4 < n) {
       const TileState& t = states_[band[i + 4]];
-      if (!t.router.channels.empty()) lines(t.router.channels.data(), 2 * t.router.channels.size());
-      if (t.core != kNone) lines(&cores_[t.core], 8);
+      if (t.core != kNone) {
+        const PeCore& c = cores_[t.core];
+        for (uint32_t m = c.ops_active; m; m &= m - 1) lines(&c.ops[__builtin_ctz(m)], 3);
+        for (uint32_t m = c.iq_nonempty | c.oq_nonempty; m; m &= m - 1) {
+          lines(&c.iq[__builtin_ctz(m)], 1);
+          lines(&c.oq[__builtin_ctz(m)], 1);
+        }
+      }
     }
     if (i + 2 < n) {
       const TileState& t = states_[band[i + 2]];
       if (t.core != kNone) {
         const PeCore& c = cores_[t.core];
-        for (uint32_t m = c.ops_active; m; m &= m - 1) lines(&c.ops[__builtin_ctz(m)], 2);
-        for (uint32_t m = c.iq_nonempty | c.oq_nonempty; m; m &= m - 1) {
-          lines(&c.iq[__builtin_ctz(m)], 1);
-          lines(&c.oq[__builtin_ctz(m)], 1);
+        for (uint32_t m = c.ops_active; m; m &= m - 1) {
+          const VectorOp& op = c.ops[__builtin_ctz(m)];
+          for (int k = 0; k < op.num_operands && k < int(op.operands.size()); ++k) {
+            const VectorOperand& v = op.operands[k];
+            if (v.kind == VectorOperand::Kind::FABIN) {
+              lines(&c.iq[v.d.queue & 7], 2);
+            } else if (v.kind == VectorOperand::Kind::FABOUT) {
+              lines(&c.oq[v.d.queue & 7], 3);
+            } else if (v.kind == VectorOperand::Kind::MEM) {
+              const int64_t step = v.d.kind == isa::DsdKind::MEM1D ? int64_t(v.d.stride) * (v.d.elem_bits / 8) : 0;
+              lines(c.sram.storage_at(uint32_t(int64_t(v.d.base) + int64_t(op.done) * step)), 1);
+            }
+          }
         }
       }
     }
