@@ -147,6 +147,7 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
     cluster::LocalClusterOptions lo;
     lo.leaves = static_cast<uint32_t>(wafers);
     lo.fanout = options.fanout;
+    lo.shards = options.memoryx_shards;
     // Step-atomic: a wafer that dies mid-step can be restarted at that step (its weights stay).
     lo.memoryx_args = {"--checkpoint-every", std::to_string(options.checkpoint_every), "--step-atomic"};
     local = std::make_unique<cluster::LocalCluster>(lo);
@@ -159,6 +160,8 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
     if (log_dir.empty()) log_dir = local->work_dir();
   } else {
     if (options.swarmx.empty()) throw std::invalid_argument("--memoryx needs --swarmx too (the nodes the wafers join)");
+    if (options.memoryx_shards != 1)
+      throw std::invalid_argument("--memoryx-shards starts local shards; with --memoryx give every shard's address");
     if (options.token_file.empty()) throw std::invalid_argument("--memoryx needs --token-file (the cluster's token)");
     token_file = options.token_file;
     token = cluster::load_token(options.token_file);
@@ -228,6 +231,14 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
   const std::string program = options.wsemu_binary.empty() ? this_executable() : options.wsemu_binary;
   std::vector<std::unique_ptr<ChildProcess>> workers(wafers);
   std::vector<uint32_t> restarts(wafers, 0);
+  std::vector<uint32_t> starts(wafers, 0);
+  // Where each worker was (re)started and whether it has reported since: a restart races with
+  // the step the dead wafer had fully sent (see below).
+  std::vector<uint64_t> started_at(wafers, run.first_step);
+  std::vector<bool> reported_since_start(wafers, false);
+  // A worker killed after MemoryX had finished every step has nothing left to do; one killed by
+  // --kill-wafer-after-step may have said it was done just before: neither exit is a failure.
+  std::vector<bool> finished_without_saying(wafers, false), killed_on_purpose(wafers, false);
   auto start_worker = [&](size_t r, uint64_t first_step) {
     RunConfig from = run;
     from.first_step = first_step;
@@ -238,7 +249,11 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
     if (options.backdoor_inputs) args.push_back("--backdoor-inputs");
     if (!options.kernel_dir.empty()) args.insert(args.end(), {"--kernel-dir", options.kernel_dir});
     const std::string log_name =
-        restarts[r] == 0 ? fmt::format("wafer-{}.log", r) : fmt::format("wafer-{}.restart-{}.log", r, restarts[r]);
+        starts[r] == 0 ? fmt::format("wafer-{}.log", r) : fmt::format("wafer-{}.restart-{}.log", r, starts[r]);
+    ++starts[r];
+    started_at[r] = first_step;
+    reported_since_start[r] = false;
+    killed_on_purpose[r] = false;
     workers[r] = std::make_unique<ChildProcess>(program, args, log_dir / log_name);
     workers[r]->start();
   };
@@ -283,13 +298,14 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
           done[r] = true;
           continue;
         }
+        reported_since_start[r] = true;
         // A restarted wafer may report a step again that it had reported before it died.
         if (!reported.insert({line.at("step").get<uint64_t>(), r}).second) continue;
         pending[line.at("step").get<uint64_t>()].push_back(std::move(line));
       }
       if (w.eof() && !done[r]) {
         const int code = w.wait();
-        if (restarts[r] >= options.max_wafer_restarts || local == nullptr)
+        if (local == nullptr)
           throw fail(fmt::format("wafer {} stopped (exit {}) before finishing; its log {}:\n{}", r, code,
                                  w.stderr_log().string(), w.stderr_tail()));
         // MemoryX applies a step to every tensor at once, so its step is where the dead wafer
@@ -297,14 +313,38 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
         // of it is summed once (SwarmX keeps one part per child rank).
         uint64_t at = UINT64_MAX;
         for (const cluster::TensorValues& t : control.read_tensors()) at = std::min(at, t.next_step);
-        ++restarts[r];
-        ++report.wafer_restarts;
-        out << (options.progress_bar ? "\n" : "")
-            << fmt::format("wafer {} stopped (exit {}); restarting it at step {}/{}, where MemoryX is (restart {} "
-                           "of at most {})\n",
-                           r, code, at + 1, total, restarts[r], options.max_wafer_restarts)
-            << std::flush;
-        start_worker(r, at);
+        const char* newline = options.progress_bar ? "\n" : "";
+        if (at >= total) {
+          // It died after sending the last step's gradients: the run is complete without it.
+          out << newline
+              << fmt::format("wafer {} stopped (exit {}) after MemoryX had applied every step; nothing to redo\n", r,
+                             code)
+              << std::flush;
+          done[r] = true;
+          finished_without_saying[r] = true;
+        } else if (!reported_since_start[r] && at > started_at[r]) {
+          // Restarted at step s while what the dead wafer had sent of s was still on its way:
+          // MemoryX finished s with it after the restart read its step, and the new worker
+          // asked for weights that are gone (STALE). Not a second failure: start it at s + 1.
+          out << newline
+              << fmt::format("wafer {}: MemoryX completed step {} with what the dead wafer had sent; starting it "
+                             "again at step {}/{}\n",
+                             r, started_at[r] + 1, at + 1, total)
+              << std::flush;
+          start_worker(r, at);
+        } else {
+          if (restarts[r] >= options.max_wafer_restarts)
+            throw fail(fmt::format("wafer {} stopped (exit {}) before finishing; its log {}:\n{}", r, code,
+                                   w.stderr_log().string(), w.stderr_tail()));
+          ++restarts[r];
+          ++report.wafer_restarts;
+          out << newline
+              << fmt::format("wafer {} stopped (exit {}); restarting it at step {}/{}, where MemoryX is (restart {} "
+                             "of at most {})\n",
+                             r, code, at + 1, total, restarts[r], options.max_wafer_restarts)
+              << std::flush;
+          start_worker(r, at);
+        }
         // A step the dead wafer finished without reporting it is done in MemoryX, but its
         // figures died with the wafer: it is left out of the report rather than waited for.
         for (auto it = pending.begin(); it != pending.end() && it->first < at;) {
@@ -400,11 +440,14 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
         const auto delay = std::chrono::microseconds(
             static_cast<int64_t>(1.5e6 * last_step_s * std::uniform_real_distribution<double>(0, 1)(random)));
         std::this_thread::sleep_for(delay);
-        out << (options.progress_bar ? "\n" : "")
-            << fmt::format("killing wafer {} (SIGKILL) {:.0f} ms after step {} ...\n", victim,
-                           delay.count() / 1e3, step + 1)
-            << std::flush;
-        workers[victim]->kill_now();
+        if (!done[victim]) {  // else it finished while we waited: nothing left to kill
+          out << (options.progress_bar ? "\n" : "")
+              << fmt::format("killing wafer {} (SIGKILL) {:.0f} ms after step {} ...\n", victim,
+                             delay.count() / 1e3, step + 1)
+              << std::flush;
+          workers[victim]->kill_now();
+          killed_on_purpose[victim] = true;
+        }
       }
       if (local && options.kill_memoryx_after_step >= 0 && step + 1 == static_cast<uint64_t>(options.kill_memoryx_after_step)) {
         out << (options.progress_bar ? "\n" : "") << fmt::format("killing MemoryX (SIGKILL) after step {} ...\n", step + 1)
@@ -415,12 +458,25 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
         ++report.memoryx_restarts;
         out << "MemoryX restarted from its store; training continues\n" << std::flush;
       }
+      if (local && options.kill_swarmx_after_step >= 0 && step + 1 == static_cast<uint64_t>(options.kill_swarmx_after_step)) {
+        const size_t node = options.kill_swarmx_index < 0 ? local->root_index()
+                                                           : static_cast<size_t>(options.kill_swarmx_index);
+        if (node >= local->swarmx_count())
+          throw fail(fmt::format("--kill-swarmx-index {}: the tree has {} SwarmX nodes", node, local->swarmx_count()));
+        out << (options.progress_bar ? "\n" : "")
+            << fmt::format("killing SwarmX node {} (SIGKILL) after step {} ...\n", node, step + 1) << std::flush;
+        local->kill_swarmx(node, SIGKILL);
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        local->restart_swarmx(node);
+        ++report.swarmx_restarts;
+        out << fmt::format("SwarmX node {} restarted; its children and its upstream reconnect\n", node) << std::flush;
+      }
     }
   }
   if (options.progress_bar) out << '\n';
   for (size_t r = 0; r < wafers; ++r) {
     const int code = workers[r]->wait();
-    if (code != 0)
+    if (code != 0 && !finished_without_saying[r] && !killed_on_purpose[r])
       throw fail(fmt::format("wafer {} exited with {}; its log {}:\n{}", r, code, workers[r]->stderr_log().string(),
                              workers[r]->stderr_tail()));
   }

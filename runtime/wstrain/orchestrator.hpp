@@ -34,6 +34,7 @@ struct TrainOptions {
   std::vector<std::string> swarmx;
   std::string token_file;      // external cluster: the shared token
   uint32_t fanout = 4;         // SwarmX children per node (LocalCluster; the tree the loss is reduced in)
+  uint32_t memoryx_shards = 1;  // LocalCluster: MemoryX shards (tensors spread over them by id)
   uint64_t checkpoint_every = 10;
   bool verify = false;
   std::filesystem::path out_dir;  // empty: no files
@@ -44,6 +45,10 @@ struct TrainOptions {
   // Fault injection for the restart procedure and its test: once every wafer reported this many
   // steps, SIGKILL MemoryX shard 0 and start it again on its store (LocalCluster only).
   int64_t kill_memoryx_after_step = -1;
+  // The same for a SwarmX node of the LocalCluster's tree: its index (0 = serves the first
+  // leaves; the root is the last), -1: the root. Its children and its upstream reconnect.
+  int64_t kill_swarmx_after_step = -1;
+  int64_t kill_swarmx_index = -1;
   // Fault injection: once every wafer reported this many steps, SIGKILL wafer
   // kill_wafer_seed % wafers after a delay drawn from the seed (0 to 1.5 times the last step's
   // wall time, so the kill lands mid-step or just after it). A wafer that dies is restarted at
@@ -95,6 +100,7 @@ struct TrainReport {
   uint64_t samples = 0;
   std::string cluster_description;
   size_t memoryx_restarts = 0;             // --kill-memoryx-after-step
+  size_t swarmx_restarts = 0;              // --kill-swarmx-after-step
   size_t wafer_restarts = 0;               // wafer workers that died and were started again
   std::vector<std::filesystem::path> files;
 };

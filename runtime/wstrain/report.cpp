@@ -159,6 +159,9 @@ void print_report(const TrainOptions& options, const TrainReport& report, std::o
   if (report.memoryx_restarts > 0)
     out << fmt::format("  MemoryX was killed (SIGKILL) after step {} and restarted from its checkpoint and log {} time(s)\n",
                        options.kill_memoryx_after_step, report.memoryx_restarts);
+  if (report.swarmx_restarts > 0)
+    out << fmt::format("  a SwarmX node was killed (SIGKILL) after step {} and restarted; the tree reconnected\n",
+                       options.kill_swarmx_after_step);
   if (report.wafer_restarts > 0)
     out << fmt::format("  {} wafer worker(s) died and were restarted at MemoryX's step\n", report.wafer_restarts);
   if (options.verify && !steps.empty()) {

@@ -124,6 +124,10 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
   app.add_option("--fanout", o->fanout, "SwarmX children per node (the loss is reduced in this tree)")
       ->check(in_range(2, 1024))
       ->capture_default_str();
+  app.add_option("--memoryx-shards", o->memoryx_shards,
+                 "MemoryX shards of the local cluster (the model's tensors spread over them by id)")
+      ->check(in_range(1, 64))
+      ->capture_default_str();
   app.add_option("--checkpoint-every", o->checkpoint_every, "MemoryX checkpoints every N steps (local cluster)")
       ->check(in_range(0, 1e12))
       ->capture_default_str();
@@ -135,6 +139,13 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
   app.add_option("--kill-memoryx-after-step", o->kill_memoryx_after_step,
                  "fault injection: SIGKILL MemoryX once N steps are done and restart it from its store")
       ->check(in_range(-1, 1e12));
+  app.add_option("--kill-swarmx-after-step", o->kill_swarmx_after_step,
+                 "fault injection: SIGKILL a SwarmX node once N steps are done and restart it on its port")
+      ->check(in_range(-1, 1e12));
+  app.add_option("--kill-swarmx-index", o->kill_swarmx_index,
+                 "with --kill-swarmx-after-step: which node (0 serves the first wafers; -1: the root)")
+      ->check(in_range(-1, 1e6))
+      ->capture_default_str();
   app.add_option("--kill-wafer-after-step", o->kill_wafer_after_step,
                  "fault injection: SIGKILL a wafer worker during step N + 1 (which wafer and when: --kill-wafer-seed); "
                  "it is restarted at MemoryX's step")
