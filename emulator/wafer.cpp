@@ -442,9 +442,10 @@ void Wafer::for_each(const std::vector<uint32_t>& items, F&& f) {
 // A large fabric's tiles do not fit in the cache, and each step touches a few lines of the
 // tile, its router's channels and its core, which depend on each other: waiting for them one
 // by one is most of a step. So the band walk asks for them ahead, in four stages, each using
-// what the stage before brought in: the tile; its channels and the core's hot fields; the
-// active ops and busy queues; and the queues and SRAM words the active ops will touch (an
-// op stalled on an empty input queue reads it every cycle).
+// what the stage before brought in: the tile; its channels' first lines and the core's hot
+// fields; the input rings that hold wavelets, the active ops and busy queues; and the queues
+// and SRAM words the active ops will touch (an op stalled on an empty input queue reads it
+// every cycle).
 void Wafer::compute_band(const uint32_t* band, size_t n) {
   auto lines = [](const void* p, size_t count) {
     for (size_t i = 0; i < count; ++i) __builtin_prefetch(static_cast<const char*>(p) + 64 * i);
@@ -453,11 +454,15 @@ void Wafer::compute_band(const uint32_t* band, size_t n) {
     if (i + 12 < n) lines(&states_[band[i + 12]], 3);
     if (i + 8 < n) {
       const TileState& t = states_[band[i + 8]];
-      if (!t.router.channels.empty()) lines(t.router.channels.data(), 2 * t.router.channels.size());
+      for (const ColorChannel& ch : t.router.channels) lines(&ch, 1);  // route, credits, holding
       if (t.core != kNone) lines(&cores_[t.core], 4);  // the hot fields before PeCore::ops
     }
     if (i + 4 < n) {
       const TileState& t = states_[band[i + 4]];
+      for (uint32_t m = t.router.link_pending; m; m &= m - 1) {
+        const ColorChannel& ch = t.router.channels[size_t(t.router.channel_of_color[__builtin_ctz(m)])];
+        for (uint32_t h = ch.holding; h; h &= h - 1) lines(&ch.input[__builtin_ctz(h)], 2);
+      }
       if (t.core != kNone) {
         const PeCore& c = cores_[t.core];
         for (uint32_t m = c.ops_active; m; m &= m - 1) lines(&c.ops[__builtin_ctz(m)], 3);
@@ -634,7 +639,33 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
       scratch_receivers_.push_back(n);
     }
   }
-  for_each(scratch_receivers_, [this](uint32_t s) { commit_tile(s); });
+  // As in compute_band: the receiver's router ahead, then the channels the wavelets and
+  // credits coming in will touch.
+  for_each_band(scratch_receivers_, [this](const uint32_t* band, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      if (i + 4 < n) {
+        for (int k = 0; k < 3; ++k) __builtin_prefetch(reinterpret_cast<const char*>(&states_[band[i + 4]]) + 64 * k);
+      }
+      if (i + 2 < n) {
+        const TileState& t = states_[band[i + 2]];
+        for (int d = 0; d < kNumLinkDirections; ++d) {
+          if (t.neighbor[d] == kNone) continue;
+          const RouterState& nr = states_[t.neighbor[d]].router;
+          const int back = int(opposite(Direction(d)));
+          uint32_t colors = nr.out_credits[back];
+          if (nr.out_valid & (1u << back)) {
+            const int c = nr.out_wavelet[back].color;
+            colors |= 1u << c;
+            if (const int k = t.router.channel_of_color[c]; k >= 0) __builtin_prefetch(&t.router.channels[size_t(k)].input[d]);
+          }
+          for (; colors; colors &= colors - 1)
+            if (const int k = t.router.channel_of_color[__builtin_ctz(colors)]; k >= 0)
+              __builtin_prefetch(&t.router.channels[size_t(k)]);
+        }
+      }
+      commit_tile(band[i]);
+    }
+  });
   for (uint32_t s : scratch_senders_) states_[s].router.clear_outbox();
 
   // The next active set, in fabric order: tiles that still have work, plus every tile that
