@@ -57,7 +57,9 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     return none;
   }
   if (layout_builtins().count(n)) {
-    if (!in_layout) fail(e.span, "@" + n + " is only allowed in the layout block of the layout file");
+    // @get_rectangle also answers in PE programs (as in the SDK), once the layout has set it.
+    if (!in_layout && !(n == "get_rectangle" && rect_set))
+      fail(e.span, "@" + n + " is only allowed in the layout block of the layout file");
     std::vector<Value> args;
     for (const ExprPtr& a : e.args) args.push_back(eval_comptime(*a, ctx, "an argument of @" + n));
     Value result = none;
