@@ -61,17 +61,14 @@ inline uint32_t crc32_of(std::initializer_list<std::pair<const void*, size_t>> r
   return static_cast<uint32_t>(crc);
 }
 
-inline void put_u8(std::vector<uint8_t>& b, uint8_t v) { b.push_back(v); }
-inline void put_u16(std::vector<uint8_t>& b, uint16_t v) {
-  b.push_back(uint8_t(v));
-  b.push_back(uint8_t(v >> 8));
+template <typename T>
+void put_le(std::vector<uint8_t>& b, T v) {
+  for (size_t i = 0; i < sizeof(T); ++i) b.push_back(uint8_t(uint64_t(v) >> (8 * i)));
 }
-inline void put_u32(std::vector<uint8_t>& b, uint32_t v) {
-  for (int i = 0; i < 4; ++i) b.push_back(uint8_t(v >> (8 * i)));
-}
-inline void put_u64(std::vector<uint8_t>& b, uint64_t v) {
-  for (int i = 0; i < 8; ++i) b.push_back(uint8_t(v >> (8 * i)));
-}
+inline void put_u8(std::vector<uint8_t>& b, uint8_t v) { put_le(b, v); }
+inline void put_u16(std::vector<uint8_t>& b, uint16_t v) { put_le(b, v); }
+inline void put_u32(std::vector<uint8_t>& b, uint32_t v) { put_le(b, v); }
+inline void put_u64(std::vector<uint8_t>& b, uint64_t v) { put_le(b, v); }
 inline void put_varint(std::vector<uint8_t>& b, uint64_t v) {  // unsigned LEB128
   while (v >= 0x80) {
     b.push_back(uint8_t(v) | 0x80);
@@ -90,27 +87,18 @@ struct ByteCursor {
     if (!ok || size_t(end - p) < n) ok = false;
     return ok;
   }
-  uint8_t u8() { return need(1) ? *p++ : 0; }
-  uint16_t u16() {
-    if (!need(2)) return 0;
-    const uint16_t v = uint16_t(p[0] | p[1] << 8);
-    p += 2;
-    return v;
-  }
-  uint32_t u32() {
-    if (!need(4)) return 0;
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= uint32_t(p[i]) << (8 * i);
-    p += 4;
-    return v;
-  }
-  uint64_t u64() {
-    if (!need(8)) return 0;
+  template <typename T>
+  T le() {
+    if (!need(sizeof(T))) return 0;
     uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= uint64_t(p[i]) << (8 * i);
-    p += 8;
-    return v;
+    for (size_t i = 0; i < sizeof(T); ++i) v |= uint64_t(p[i]) << (8 * i);
+    p += sizeof(T);
+    return T(v);
   }
+  uint8_t u8() { return le<uint8_t>(); }
+  uint16_t u16() { return le<uint16_t>(); }
+  uint32_t u32() { return le<uint32_t>(); }
+  uint64_t u64() { return le<uint64_t>(); }
   uint64_t varint() {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
