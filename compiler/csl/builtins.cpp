@@ -273,6 +273,7 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     p.exported_symbols[name] = name;
     p.exported_symbol_types[name] = g->type->kind == TK::ARRAY ? g->type->elem : g->type;
     p.exported_symbol_counts[name] = g->type->kind == TK::ARRAY ? g->type->element_count() : 1;
+    if (ctx.mod->is_lib) p.library_exports.insert(name);
     return none;
   }
   if (n == "rpc") {

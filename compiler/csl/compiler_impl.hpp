@@ -85,6 +85,9 @@ struct Program {
   std::set<int> blocked_tasks;
   std::map<int, int> input_queue_colors, output_queue_colors;  // queue -> color, bound at load
   std::set<int> stream_in_queues, stream_out_queues;  // queues the program bound to the host streams
+  // Data exported by a standard library module (<debug>'s trace buffers): the host may read it
+  // without an @export_name in the layout, as the SDK's debug_util does.
+  std::set<std::string> library_exports;
   int label_counter = 0;
   // Data may lie above 32 KiB, out of reach of a mem operand's 16-bit offset: addresses then go
   // through a register (`li` + the access), decided from the data size before code generation.

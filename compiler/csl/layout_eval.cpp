@@ -1,6 +1,7 @@
 // The layout block's builtins (@set_rectangle, @set_tile_code, @set_color_config, @export_name,
 // @get_rectangle) and the generated `.wsl` layout that places the program classes.
 #include <filesystem>
+#include <set>
 
 #include "compiler/csl/compiler_impl.hpp"
 
@@ -310,6 +311,35 @@ void Compiler::finish_executable(Executable& exe) {
       s.host_writable = h.is_mutable;
       exe.symbols.push_back(s);
     }
+  }
+  // Library data (<debug> trace buffers) that every PE of the kernel holds: host-readable under
+  // its own name unless the layout exports that name itself.
+  std::set<std::string> library_names;
+  for (const auto& p : programs) library_names.insert(p->library_exports.begin(), p->library_exports.end());
+  for (const std::string& name : library_names) {
+    bool listed = false;
+    for (const HostExport& h : host_exports) listed = listed || h.name == name;
+    if (listed) continue;
+    uint32_t min_count = UINT32_MAX;
+    isa::ElemType type = isa::ElemType::U32;
+    for (int y = 0; y < rect_h && min_count > 0; ++y)
+      for (int x = 0; x < rect_w && min_count > 0; ++x) {
+        const PeConfig* pc = exe.pe_config_at(uint32_t(opt.offset_x + x), uint32_t(opt.offset_y + y));
+        const isa::ObjectImage* img = pc && pc->program >= 0 ? &exe.programs[size_t(pc->program)].object : nullptr;
+        const isa::Symbol* sym = img ? img->find_symbol(name) : nullptr;
+        if (!sym || !sym->exported) min_count = 0;
+        else { type = sym->type; min_count = std::min(min_count, sym->count); }
+      }
+    if (min_count == 0 || min_count == UINT32_MAX) continue;
+    HostSymbol s;
+    s.name = name;
+    s.program_symbol = name;
+    s.type = type;
+    s.elems_per_pe = min_count;
+    s.rect = 0;
+    s.host_readable = true;
+    s.host_writable = false;
+    exe.symbols.push_back(s);
   }
 }
 
