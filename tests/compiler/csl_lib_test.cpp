@@ -1,5 +1,5 @@
 // The CSL standard libraries written for wsemu (compiler/csl/lib: <math>, <random>, <control>,
-// <directions>, <simprint>, <debug>) run end to end: tests/compiler/programs/stdlib compiled by compile_csl, run on
+// <memcpy/memcpy_switches>, <directions>, <simprint>, <debug>) run end to end: tests/compiler/programs/stdlib compiled by compile_csl, run on
 // the host runtime, and its outputs checked against references of the test's own: <cmath>,
 // the documented xorshift32 sequence, control payloads and log lines worked by hand from
 // isa/README.md, and control tasks that must run with the data the payloads carry.
@@ -135,6 +135,32 @@ TEST(CslStdlib, ControlPayloadsRunTheControlTask) {
     const std::vector<uint32_t> want = {0, 0, 0, 0,               // the sender runs no control task
                                         0x1234, 0xBEEF, 0, 3};    // comptime data, run-time data, none; 3 runs
     EXPECT_EQ(seen, want);
+  }
+}
+
+
+// <memcpy/memcpy_switches>: the payloads by value (worked from isa/README.md, "Control
+// wavelets"), then by effect: switch_cmd_1 advances only the sender's router, so both data words
+// reach PE 2; switch_cmd_11 also advances PE 1's, which keeps the word after the control wavelet.
+TEST(CslStdlib, MemcpySwitchesMoveTheSwitchesTheyName) {
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/switches/layout.csl", {}, arch, {5, 3, 1, 1},
+                                "wsemu-csl-switches-" + arch);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    std::vector<uint32_t> words(5);
+    rt.memcpy_d2h(words, "words", 0, 0, 1, 1, 5);
+    // switch_cmd_1, _11, _111, reset_cmd_1, teardown_cmd_1: 2-bit commands from bit 24 (ADV 1, RST 2, TEARDOWN 3)
+    EXPECT_EQ(words, (std::vector<uint32_t>{0x01000000, 0x05000000, 0x15000000, 0x02000000, 0x03000000}));
+    std::vector<uint32_t> got(8);
+    rt.launch("send_1");
+    rt.memcpy_d2h(got, "got", 1, 0, 2, 1, 4);
+    EXPECT_EQ(got, (std::vector<uint32_t>{0, 0, 0, 0, 11, 22, 0, 0}));
+    rt.launch("send_11");
+    rt.memcpy_d2h(got, "got", 1, 0, 2, 1, 4);
+    EXPECT_EQ(got, (std::vector<uint32_t>{22, 0, 0, 0, 11, 22, 11, 0}));
   }
 }
 
