@@ -21,7 +21,8 @@ std::string Fault::to_string() const {
   if (cycle) add(fmt::format("cycle {}", *cycle));
   if (pc) {
     std::string p = fmt::format("pc {}", *pc);
-    if (source_line && *source_line > 0) p += fmt::format(" (line {})", *source_line);
+    if (!source_location.empty()) p += fmt::format(" ({})", source_location);
+    else if (source_line && *source_line > 0) p += fmt::format(" (line {})", *source_line);
     if (!instruction.empty()) p += fmt::format(" `{}`", instruction);
     add(p);
   }

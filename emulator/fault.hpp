@@ -33,8 +33,10 @@ struct Fault {
   std::string instruction;       // disassembled, empty when none applies
   std::optional<int> color;
   std::optional<int> source_line;
+  std::string source_location;  // "pe.csl:12:5" from the program's line table, or ""
 
-  // "kernel error at PE(3,1), cycle 120, pc 7 `recv r0, 9`, color 4: message"
+  // "kernel error at PE(3,1), cycle 120, pc 7 (line 9) `recv r0, 9`, color 4: message";
+  // with a line table "pc 7 (pe.csl:12:5)" in place of the assembly line"
   std::string to_string() const;
 };
 

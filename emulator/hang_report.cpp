@@ -49,7 +49,7 @@ nlohmann::json HangReport::to_json() const {
     for (const Wait& w : p.waits)
       pj["waits"].push_back({{"reason", stall_reason_name(w.reason)}, {"task", w.task}, {"queue", w.queue},
                              {"color", w.color}, {"dsr", w.dsr}, {"microthread", w.microthread},
-                             {"wavelets", w.waiting}, {"text", w.text}});
+                             {"wavelets", w.waiting}, {"source", w.source}, {"text", w.text}});
     j["pes"].push_back(pj);
   }
   j["wait_cycle"] = nlohmann::json::array();
@@ -180,8 +180,9 @@ HangReport Wafer::hang_report() const {
         w.dsr = st.dsr;
         w.microthread = ut;
         w.task = c.main.task;
-        w.text = fmt::format("{}: `{}` (pc {}) waits: {}", ut < 0 ? "main thread" : fmt::format("microthread {}", ut),
-                             insn_at(pc), pc, stall_text(st));
+        w.source = img.source_location(pc);
+        w.text = fmt::format("{}: `{}` (pc {}{}) waits: {}", ut < 0 ? "main thread" : fmt::format("microthread {}", ut),
+                             insn_at(pc), pc, w.source.empty() ? "" : ", " + w.source, stall_text(st));
         pe.waits.push_back(w);
         if (st.reason == StallReason::INPUT_QUEUE_EMPTY) upstream(s, st.color);
         if (st.reason == StallReason::OUTPUT_QUEUE_FULL) {

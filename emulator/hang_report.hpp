@@ -33,6 +33,7 @@ struct Wait {
   int dsr = -1;
   int microthread = -1;
   int waiting = 0;           // wavelets held
+  std::string source;        // the stalled instruction's place in the generated-from source ("pe.csl:12:5"), or ""
   std::string text;          // one readable line
 };
 

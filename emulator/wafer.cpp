@@ -535,6 +535,7 @@ void Wafer::compute_tile(uint32_t s) {
         f.pc = uint32_t(core->executing_pc);
         if (size_t(*f.pc) < prog.insns.size() && prog.insns[*f.pc]) f.instruction = isa::format_instruction(*prog.insns[*f.pc], prog.image.get());
         if (const int line = prog.source_line(*f.pc); line > 0) f.source_line = line;
+        f.source_location = prog.image->source_location(*f.pc);
       }
       t.fault = std::move(f);
       return;

@@ -298,10 +298,21 @@ std::string disassemble(const ObjectImage& img) {
 
   std::multimap<uint32_t, const Function*> labels;
   for (const Function& f : img.functions) labels.emplace(f.entry, &f);
+  SourceLocation loc;  // the .loc in force
   for (size_t pc = 0; pc <= img.code.size(); ++pc) {
     auto [lo, hi] = labels.equal_range(static_cast<uint32_t>(pc));
     for (auto it = lo; it != hi; ++it) out += fmt::format("{}:\n", it->second->name);
     if (pc == img.code.size()) break;
+    if (pc < img.source_locations.size() && img.source_locations[pc] != loc) {
+      loc = img.source_locations[pc];
+      if (loc.file == 0 || loc.file > img.source_files.size()) {
+        loc = {};
+        out += "        .loc\n";
+      } else {
+        out += fmt::format("        .loc {}, {}", quote_string(img.source_files[loc.file - 1]), loc.line);
+        out += loc.col > 0 ? fmt::format(", {}\n", loc.col) : "\n";
+      }
+    }
     const uint64_t word = img.code[pc];
     const std::optional<Instruction> insn = decode(word);
     if (insn && expressible(word, *insn)) {

@@ -1,5 +1,7 @@
 #include "isa/object.hpp"
 
+#include <fmt/format.h>
+
 namespace wsemu::isa {
 
 std::string_view elem_type_name(ElemType t) {
@@ -33,6 +35,14 @@ const Function* ObjectImage::find_function(std::string_view name) const {
   for (const Function& f : functions)
     if (f.name == name) return &f;
   return nullptr;
+}
+
+std::string ObjectImage::source_location(uint32_t pc) const {
+  if (pc >= source_locations.size()) return "";
+  const SourceLocation& l = source_locations[pc];
+  if (l.file == 0 || l.file > source_files.size()) return "";
+  return l.col > 0 ? fmt::format("{}:{}:{}", source_files[l.file - 1], l.line, l.col)
+                   : fmt::format("{}:{}", source_files[l.file - 1], l.line);
 }
 
 }  // namespace wsemu::isa

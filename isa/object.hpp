@@ -17,7 +17,10 @@
 
 namespace wsemu::isa {
 
-constexpr uint32_t kObjectFormatVersion = 1;
+// Version 2 added the line table (source_files, source_locations); version 1 objects have none
+// and are still read.
+constexpr uint32_t kObjectFormatVersion = 2;
+constexpr uint32_t kOldestObjectFormatVersion = 1;
 
 enum class ElemType : uint8_t { I16, U16, I32, U32, F16, F32 };
 std::string_view elem_type_name(ElemType t);
@@ -70,6 +73,16 @@ struct QueueBinding {
   friend bool operator==(const QueueBinding&, const QueueBinding&) = default;
 };
 
+// Where an instruction came from in the source the assembly was generated from (a `.loc`
+// directive: the CSL file, line and column). file is 1-based into ObjectImage::source_files;
+// 0 means no location.
+struct SourceLocation {
+  uint32_t file = 0;
+  uint32_t line = 0;
+  uint32_t col = 0;
+  friend bool operator==(const SourceLocation&, const SourceLocation&) = default;
+};
+
 struct ObjectImage {
   std::string source_name;  // the source file's name, without its folder (reproducible objects)
   std::string arch;  // "wse2", "wse3", or empty when the program does not care
@@ -85,11 +98,17 @@ struct ObjectImage {
   std::vector<std::string> strings;  // for dprint / dprintr
   // Source line of each instruction, for error messages and traces (0 when unknown).
   std::vector<uint32_t> source_lines;
+  // The line table of generated code: empty when the source has no `.loc`, else one entry per
+  // instruction (an instruction before the first `.loc` has file 0).
+  std::vector<std::string> source_files;
+  std::vector<SourceLocation> source_locations;
   friend bool operator==(const ObjectImage&, const ObjectImage&) = default;
 
   uint32_t sram_bytes() const { return data_base + data_size; }
   const Symbol* find_symbol(std::string_view name) const;
   const Function* find_function(std::string_view name) const;
+  // "pe.csl:12:5" for the instruction at pc, or "" when the line table does not name one.
+  std::string source_location(uint32_t pc) const;
 };
 
 }  // namespace wsemu::isa

@@ -30,10 +30,10 @@ std::string expected_header() {
 }
 
 void check_version(uint64_t version, std::string_view what) {
-  if (version != kObjectFormatVersion)
-    throw FormatError(fmt::format("{}: object format version {} is not supported (this wsemu reads version {}); "
+  if (version < kOldestObjectFormatVersion || version > kObjectFormatVersion)
+    throw FormatError(fmt::format("{}: object format version {} is not supported (this wsemu reads versions {} to {}); "
                                   "re-assemble the program with this wsemu",
-                                  what, version, kObjectFormatVersion));
+                                  what, version, kOldestObjectFormatVersion, kObjectFormatVersion));
 }
 
 template <typename T>
@@ -119,6 +119,13 @@ void to_proto(const ObjectImage& o, pb::Object& out) {
   }
   for (const std::string& s : o.strings) out.add_strings(s);
   out.mutable_source_lines()->Add(o.source_lines.begin(), o.source_lines.end());
+  for (const std::string& f : o.source_files) out.add_source_files(f);
+  for (const SourceLocation& l : o.source_locations) {
+    pb::SourceLocation* p = out.add_source_locations();
+    p->set_file(l.file);
+    p->set_line(l.line);
+    p->set_col(l.col);
+  }
   out.set_end_marker(kEndMarker);
 }
 
@@ -206,6 +213,13 @@ ObjectImage from_proto(const pb::Object& in, std::string_view what) {
   if (in.source_lines_size() != 0 && in.source_lines_size() != in.code_size())
     corrupt(what, "source line table does not match the code");
   o.source_lines.assign(in.source_lines().begin(), in.source_lines().end());
+  if (in.source_locations_size() != 0 && in.source_locations_size() != in.code_size())
+    corrupt(what, "the line table does not match the code");
+  o.source_files.assign(in.source_files().begin(), in.source_files().end());
+  for (const pb::SourceLocation& l : in.source_locations()) {
+    if (l.file() > o.source_files.size()) corrupt(what, fmt::format("a line table entry names file {} of {}", l.file(), o.source_files.size()));
+    o.source_locations.push_back({l.file(), l.line(), l.col()});
+  }
   return o;
 }
 

@@ -1,58 +1,38 @@
-// Run-time code generation: function and task bodies to wsemu assembly (see codegen.hpp for the
-// register convention). What the program does at run time costs the instructions it compiles to:
-// loop counters, index arithmetic, DSD changes and calls are emitted as written.
+// Run-time code generation of values: emitting instructions, loading and storing variables,
+// expressions, and the places of array elements (see codegen.hpp for the register convention).
+// What the program does at run time costs the instructions it compiles to: loop counters, index
+// arithmetic, DSD changes and calls are emitted as written.
 #include "compiler/csl/codegen.hpp"
 
-#include <cstring>
 #include <filesystem>
 
 namespace wsemu::compiler::csl {
 
 namespace {
 
-std::string reg(int r) { return "r" + std::to_string(r); }
-
 bool is_float(const TypeRef& t) { return t && (t->kind == TK::FLOAT || t->kind == TK::COMPTIME_FLOAT); }
 
-uint32_t f32_bits(double v) {
-  float f = float(v);
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
-
-bool is_temp(int r) { return r >= 1 && r <= 7; }
-
 }  // namespace
 
+// Each instruction's CSL place goes into the object's line table through a `.loc` line (written
+// when it changes), so that fault and hang reports and the debugger name the CSL line.
 void Compiler::emit(Ctx& ctx, const std::string& line, Span at) {
-  std::string l = "        " + line;
-  if (l.size() < 48) l.resize(48, ' ');
-  const std::string file = std::filesystem::path(sources.name(at.file)).filename().string();
-  ctx.gen->p->code.push_back(l + " ; " + file + ":" + std::to_string(at.line));
+  Program& p = *ctx.gen->p;
+  if (at.line > 0) {
+    std::string file;
+    for (char c : std::filesystem::path(sources.name(at.file)).filename().string()) {
+      if (c == '"' || c == '\\') file += '\\';
+      file += c;
+    }
+    std::string loc = "        .loc \"" + file + "\", " + std::to_string(at.line);
+    if (at.col > 0 && at.col <= 65535) loc += ", " + std::to_string(at.col);
+    if (loc != p.last_loc) {
+      p.code.push_back(loc);
+      p.last_loc = std::move(loc);
+    }
+  }
+  p.code.push_back("        " + line);
 }
-
-namespace {
-
-int alloc_temp(Ctx& ctx, Span at) {
-  FnGen& g = *ctx.gen;
-  if (g.temp_top > 7) fail(at, "unsupported: expression needs more than 7 live temporaries; split it into statements");
-  return g.temp_top++;
-}
-
-void free_temp(Ctx& ctx, int r) {
-  if (is_temp(r) && r == ctx.gen->temp_top - 1) --ctx.gen->temp_top;
-}
-
-Value runtime(int r, TypeRef t) {
-  Value v;
-  v.k = Value::K::RUNTIME;
-  v.i = r;
-  v.type = std::move(t);
-  return v;
-}
-
-}  // namespace
 
 Value Compiler::rvalue(const Value& v, Span at, Ctx& ctx) {
   if (v.k != Value::K::GLOBAL) return v;
@@ -321,6 +301,117 @@ Value Compiler::gen_convert(const Value& v0, const TypeRef& t, Span at, Ctx& ctx
   }
   if (from->kind == TK::BOOL && t->kind == TK::BOOL) return v;
   fail(at, "@as cannot convert a run-time " + from->str() + " to " + t->str());
+}
+
+int value_reg(Compiler& c, const Value& v0, const TypeRef& t, Span at, Ctx& ctx) {
+  Value v = c.rvalue(v0, at, ctx);
+  if (v.k == Value::K::RUNTIME) return int(v.i);
+  Value cv = t ? c.coerce(v, t, at, ctx) : v;
+  const int r = alloc_temp(ctx, at);
+  uint32_t imm = 0;
+  if (cv.k == Value::K::FLOAT) imm = f32_bits(cv.f);
+  else if (cv.k == Value::K::POINTER) {
+    const int eb = cv.global->type->kind == TK::ARRAY ? cv.global->type->elem->byte_size() : cv.global->type->byte_size();
+    c.emit(ctx, "li " + reg(r) + ", " + cv.global->asm_name + " + " + std::to_string(cv.offset * eb), at);
+    return r;
+  } else if (cv.k == Value::K::INT || cv.k == Value::K::BOOL || cv.k == Value::K::COLOR || cv.k == Value::K::TASK_ID ||
+             cv.k == Value::K::ENUM)
+    imm = uint32_t(cv.i);
+  else
+    fail(at, "cannot use " + (cv.type ? cv.type->str() : cv.str()) + " as a run-time value");
+  c.emit(ctx, "li " + reg(r) + ", " + hex(imm), at);
+  return r;
+}
+
+void load_into(Compiler& c, int dst, const Value& v, const TypeRef& t, Span at, Ctx& ctx) {
+  Value r = c.rvalue(v, at, ctx);
+  if (r.k == Value::K::RUNTIME) {
+    if (int(r.i) != dst) c.emit(ctx, "mov " + reg(dst) + ", " + reg(int(r.i)), at);
+    return;
+  }
+  Value cv = t ? c.coerce(r, t, at, ctx) : r;
+  if (cv.k == Value::K::FLOAT) c.emit(ctx, "li " + reg(dst) + ", " + hex(f32_bits(cv.f)), at);
+  else if (cv.k == Value::K::INT || cv.k == Value::K::BOOL || cv.k == Value::K::COLOR || cv.k == Value::K::TASK_ID || cv.k == Value::K::ENUM)
+    c.emit(ctx, "li " + reg(dst) + ", " + std::to_string(int64_t(int32_t(uint32_t(cv.i)))), at);
+  else {
+    int x = value_reg(c, cv, t, at, ctx);
+    c.emit(ctx, "mov " + reg(dst) + ", " + reg(x), at);
+    free_temp(ctx, x);
+  }
+}
+
+ElementRef element_ref(Compiler& c, const Value& base, const std::vector<Value>& idx, const std::vector<Span>& spans, Span at, Ctx& ctx) {
+  const bool place = base.k == Value::K::RUNTIME &&
+                     (base.type->kind == TK::ARRAY || base.type->kind == TK::MANY_PTR);
+  if (!place && (base.k != Value::K::GLOBAL || base.global->type->kind != TK::ARRAY))
+    fail(at, "only arrays and pointers to arrays can be indexed at run time");
+  GlobalVar* g = place ? nullptr : base.global;
+  const TypeRef& at_type = place ? base.type : g->type;
+  const std::vector<int64_t> dims = at_type->kind == TK::MANY_PTR ? std::vector<int64_t>{INT32_MAX} : at_type->dims;
+  const std::string name = g ? g->csl_name : "the pointed-to array";
+  if (idx.size() != dims.size()) fail(at, name + " has " + std::to_string(dims.size()) + " dimension" + (dims.size() == 1 ? "" : "s"));
+  ElementRef r;
+  r.g = g;
+  r.base_reg = place ? int(base.i) : -1;
+  r.elem = at_type->elem;
+  const int eb = r.elem->byte_size();
+  // flat = ((i0 * d1 + i1) * d2 + i2) ...; comptime parts fold.
+  Value flat;
+  for (size_t d = 0; d < idx.size(); ++d) {
+    Value i = c.rvalue(idx[d], at, ctx);
+    if (i.k == Value::K::INT && (i.i < 0 || i.i >= dims[d]))
+      fail(d < spans.size() ? spans[d] : at, "index " + std::to_string(i.i) + " is out of bounds for '" + name + "' (0.." + std::to_string(dims[d] - 1) + ")");
+    if (i.k == Value::K::RUNTIME && i.type->kind != TK::INT) fail(at, "an index must be an integer, found " + i.type->str());
+    if (i.k != Value::K::RUNTIME && i.k != Value::K::INT) fail(at, "an index must be an integer");
+    if (d == 0) {
+      flat = i;
+      continue;
+    }
+    flat = c.binary("*", flat, make_int(dims[d]), at, ctx);
+    flat = c.binary("+", flat, i, at, ctx);
+  }
+  if (flat.k == Value::K::INT) {
+    r.const_bytes = flat.i * eb;
+    if (g && ctx.gen->p->far_data) {
+      r.base_reg = alloc_temp(ctx, at);
+      c.emit(ctx, "li " + reg(r.base_reg) + ", " + g->asm_name + " + " + std::to_string(r.const_bytes), at);
+      r.const_bytes = 0;
+      r.g = nullptr;
+    }
+    return r;
+  }
+  Value bytes = c.binary("*", flat, make_int(eb), at, ctx);
+  r.addr_reg = int(bytes.i);
+  if (!is_temp(r.addr_reg)) {  // a local used directly as the index: copy, the address is scratch
+    int t = alloc_temp(ctx, at);
+    c.emit(ctx, "mov " + reg(t) + ", " + reg(r.addr_reg), at);
+    r.addr_reg = t;
+  }
+  if (!g) c.emit(ctx, "add " + reg(r.addr_reg) + ", " + reg(r.addr_reg) + ", " + reg(r.base_reg), at);
+  if (g && ctx.gen->p->far_data) {
+    const int t = alloc_temp(ctx, at);
+    c.emit(ctx, "li " + reg(t) + ", " + g->asm_name, at);
+    c.emit(ctx, "add " + reg(r.addr_reg) + ", " + reg(r.addr_reg) + ", " + reg(t), at);
+    free_temp(ctx, t);
+    r.g = nullptr;
+  }
+  return r;
+}
+
+std::string mem_operand(const ElementRef& r) {
+  if (!r.g) {
+    if (r.addr_reg >= 0) return "[" + reg(r.addr_reg) + "]";
+    return "[" + reg(r.base_reg) + (r.const_bytes ? " + " + std::to_string(r.const_bytes) : "") + "]";
+  }
+  if (r.addr_reg < 0) return "[" + r.g->asm_name + (r.const_bytes ? " + " + std::to_string(r.const_bytes) : "") + "]";
+  return "[" + reg(r.addr_reg) + " + " + r.g->asm_name + "]";
+}
+
+std::string load_mnemonic(const TypeRef& t, Span at) {
+  const int eb = t->byte_size();
+  if (eb == 4) return "ld32 ";
+  if (eb == 2) return t->kind == TK::INT && t->is_signed ? "ld16s " : "ld16 ";
+  fail(at, "unsupported: run-time access to a " + t->str());
 }
 
 }  // namespace wsemu::compiler::csl

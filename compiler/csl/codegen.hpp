@@ -1,4 +1,8 @@
-// Internal to the CSL front end: the state of one function being generated (codegen.cpp).
+// Internal to the CSL front end: the state of one function being generated, and the small
+// pieces every part of code generation uses (registers, temporaries, labels, element places).
+// Code generation is split by concept: codegen.cpp (values, expressions, element places),
+// statements.cpp (statements), calls.cpp (function instances and calls), vector_ops.cpp (DSD
+// operands and vector builtins).
 //
 // Register convention of generated code (each function's code follows it; see compiler/README.md):
 // r1..r7 hold expression temporaries (r1 also the return value), r8..r12 hold run-time locals and
@@ -8,6 +12,9 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -30,5 +37,72 @@ struct FnGen {
   int spill_words = 0;
   int dsr_temp = 0;                 // expression-temporary descriptor registers used by this statement
 };
+
+inline std::string reg(int r) { return "r" + std::to_string(r); }
+inline bool is_temp(int r) { return r >= 1 && r <= 7; }
+
+inline int alloc_temp(Ctx& ctx, Span at) {
+  FnGen& g = *ctx.gen;
+  if (g.temp_top > 7) fail(at, "unsupported: expression needs more than 7 live temporaries; split it into statements");
+  return g.temp_top++;
+}
+
+inline void free_temp(Ctx& ctx, int r) {
+  if (is_temp(r) && r == ctx.gen->temp_top - 1) --ctx.gen->temp_top;
+}
+
+// A register of r8..r12 for a run-time local or loop variable.
+inline int alloc_pool(Ctx& ctx, Span at, const std::string& what) {
+  for (int r = 8; r <= kLastLocalReg; ++r)
+    if (!ctx.gen->pool[size_t(r)]) {
+      ctx.gen->pool[size_t(r)] = true;
+      return r;
+    }
+  fail(at, "unsupported: more than 5 run-time locals live at once in a function (" + what + ")");
+}
+
+inline std::string new_label(Ctx& ctx, const std::string& hint) {
+  return "L$" + std::to_string(ctx.gen->p->label_counter++) + "_" + hint;
+}
+
+inline Value runtime(int r, TypeRef t) {
+  Value v;
+  v.k = Value::K::RUNTIME;
+  v.i = r;
+  v.type = std::move(t);
+  return v;
+}
+
+inline uint32_t f32_bits(double v) {
+  float f = float(v);
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+inline std::string hex(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%X", v);
+  return buf;
+}
+
+// Loads a value into a register (a temporary unless it is one already).
+int value_reg(Compiler& c, const Value& v0, const TypeRef& t, Span at, Ctx& ctx);
+// dst = v: `li` for a comptime value, `mov` for a run-time one.
+void load_into(Compiler& c, int dst, const Value& v, const TypeRef& t, Span at, Ctx& ctx);
+
+// The place of an array element at run time: a global array plus a constant or register byte
+// offset, or an address in a register.
+struct ElementRef {
+  GlobalVar* g = nullptr;  // a global array, or null: an array at the address in base_reg
+  int base_reg = -1;
+  int addr_reg = -1;       // byte offset register (relative to the array), or -1
+  int64_t const_bytes = 0;
+  TypeRef elem;
+};
+
+ElementRef element_ref(Compiler& c, const Value& base, const std::vector<Value>& idx, const std::vector<Span>& spans, Span at, Ctx& ctx);
+std::string mem_operand(const ElementRef& r);   // "[r3 + buf]", "[buf + 8]", ...
+std::string load_mnemonic(const TypeRef& t, Span at);
 
 }  // namespace wsemu::compiler::csl

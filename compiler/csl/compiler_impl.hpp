@@ -75,6 +75,7 @@ struct Program {
   int next_dsr = 0;
   std::vector<std::string> directives;  // .task, .iqinit, .export, ...
   std::vector<std::string> code;
+  std::string last_loc;                 // the .loc in force at the end of `code`
   std::vector<std::string> extra_data;  // compiler-made data (locals, spill slots)
   std::set<std::string> includes;       // assembly files (the memcpy firmware)
   std::map<std::string, std::string> exported_symbols;  // host name -> asm symbol

@@ -22,7 +22,9 @@
 
 namespace wsemu::compiler {
 
-constexpr uint32_t kExecutableFormatVersion = 1;
+// Version 2: programs may carry a line table (isa object format 2). Version 1 files are read.
+constexpr uint32_t kExecutableFormatVersion = 2;
+constexpr uint32_t kOldestExecutableFormatVersion = 1;
 
 // Resources the layout may not give to kernels, because the memcpy firmware (host I/O and
 // launch) owns them, as in the SDK: colors 21, 22 and 23, and the top kFirmwareSramReserve

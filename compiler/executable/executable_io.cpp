@@ -243,10 +243,10 @@ Executable parse_executable(std::string_view bytes, std::string_view name) {
     throw ExecutableError(fmt::format("{}: truncated executable: {} bytes, shorter than the "
                                       "{}-byte header", name, bytes.size(), kHeaderSize));
   const uint32_t version = static_cast<uint32_t>(get_le(bytes, 8, 4));
-  if (version != kExecutableFormatVersion)
+  if (version < kOldestExecutableFormatVersion || version > kExecutableFormatVersion)
     throw ExecutableError(fmt::format(
-        "{}: executable format version {}, but this wsemu reads version {}; rebuild it with "
-        "this wsemu's `wsemu build`", name, version, kExecutableFormatVersion));
+        "{}: executable format version {}, but this wsemu reads versions {} to {}; rebuild it with "
+        "this wsemu's `wsemu build`", name, version, kOldestExecutableFormatVersion, kExecutableFormatVersion));
   const uint64_t length = get_le(bytes, 12, 8);
   const uint32_t crc = static_cast<uint32_t>(get_le(bytes, 20, 4));
   const uint64_t have = bytes.size() - kHeaderSize;
@@ -261,7 +261,7 @@ Executable parse_executable(std::string_view bytes, std::string_view name) {
   pb::Executable p;
   if (!p.ParseFromArray(payload.data(), static_cast<int>(payload.size())))
     corrupt(name, "the payload cannot be decoded");
-  if (p.format_version() != kExecutableFormatVersion)
+  if (p.format_version() != version)
     corrupt(name, fmt::format("the payload says format version {}, the header {}",
                               p.format_version(), version));
   Executable exe = from_proto(p, name);

@@ -113,6 +113,7 @@ std::string Debugger::instruction_at(int x, int y, uint32_t pc) const {
   const std::optional<isa::Instruction> insn = isa::decode(p->code[pc]);
   std::string s = insn ? isa::format_instruction(*insn, p) : std::string("(invalid instruction word)");
   if (pc < p->source_lines.size() && p->source_lines[pc] > 0) s += fmt::format("    ; {}:{}", p->source_name, p->source_lines[pc]);
+  if (const std::string loc = p->source_location(pc); !loc.empty()) s += fmt::format(" ({})", loc);
   return s;
 }
 

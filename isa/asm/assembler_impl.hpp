@@ -101,6 +101,7 @@ struct InsnStmt {
   bool async = false;
   size_t operand_pos = 0;
   int mnemonic_col = 1;
+  SourceLocation loc;  // the .loc in force (file 0: none)
 };
 
 struct DsdDecl {
@@ -206,6 +207,10 @@ class Assembler : public ExprContext {
   }
   void set_stmt(size_t s) { cur_stmt_ = s; }
   bool expect_end(TokenCursor& cur, std::string_view what);
+  void directive_loc(size_t s, TokenCursor& cur);
+  SourceLocation loc_of(size_t s) const {
+    return statements_[s].file == current_loc_file_ ? current_loc_ : SourceLocation{};
+  }
   bool expect_punct(TokenCursor& cur, std::string_view punct, std::string_view what);
   Status evaluate_equ(EquDef& equ, int use_col = 1);
   // Parses an integer and checks it is within [lo, hi]; `what` names it in the message.
@@ -238,6 +243,9 @@ class Assembler : public ExprContext {
   std::vector<DataSymbol> data_symbols_;
   std::vector<CodeLabel> code_labels_;
   std::vector<InsnStmt> instructions_;
+  SourceLocation current_loc_;            // set by .loc, given to each following instruction
+  int current_loc_file_ = -1;             // ... of the same source file (not of an .include)
+  std::vector<std::string> loc_files_;    // the files .loc named, in first-use order
   std::vector<DsdDecl> dsds_;
   std::vector<TaskDecl> tasks_;
   std::vector<QueueDecl> queue_decls_;

@@ -36,6 +36,21 @@ ObjectImage Assembler::build_image() {
   img.queues = queues_;
   img.strings = strings_;
   img.source_lines = source_lines_;
+  if (!loc_files_.empty()) {
+    // Only the files an instruction uses, in the order of first use (as the disassembler's
+    // .loc lines give them back).
+    std::vector<uint32_t> renumber(loc_files_.size() + 1, 0);
+    for (size_t i = 0; i < code_.size() && i < instructions_.size(); ++i) {
+      SourceLocation l = instructions_[i].loc;
+      if (l.file != 0 && renumber[l.file] == 0) {
+        img.source_files.push_back(loc_files_[l.file - 1]);
+        renumber[l.file] = static_cast<uint32_t>(img.source_files.size());
+      }
+      l.file = renumber[l.file];
+      img.source_locations.push_back(l);
+    }
+    if (img.source_files.empty()) img.source_locations.clear();
+  }
   return img;
 }
 

@@ -21,7 +21,7 @@ const std::pair<std::string_view, ElemType> kDataDirectives[] = {
 
 constexpr std::string_view kDirectives[] = {
     ".arch", ".param", ".equ", ".include", ".code", ".data", ".i16", ".u16", ".i32", ".u32",
-    ".f16", ".f32", ".align", ".export", ".dsd", ".task", ".iqinit", ".oqinit", ".word"};
+    ".f16", ".f32", ".align", ".export", ".dsd", ".task", ".iqinit", ".oqinit", ".word", ".loc"};
 
 std::string directive_hint(std::string_view word) {
   for (std::string_view d : kDirectives) {
@@ -72,7 +72,9 @@ void Assembler::parse_directive(size_t s, size_t pos, std::vector<PendingLabel>&
       report_too_many_instructions(head.col);
       return;
     }
-    instructions_.push_back({s, nullptr, false, pos + 1, head.col});
+    instructions_.push_back({s, nullptr, false, pos + 1, head.col, loc_of(s)});
+  } else if (name == ".loc") {
+    directive_loc(s, cur);
   } else if (name == ".include") {
     directive_include(s, cur);
   } else if (name == ".arch") {
@@ -96,6 +98,34 @@ void Assembler::parse_directive(size_t s, size_t pos, std::vector<PendingLabel>&
   } else {
     error(head.col, fmt::format("unknown directive '{}'{}", name.substr(0, 60), directive_hint(name)));
   }
+}
+
+// `.loc "pe.csl", LINE[, COL]`: the following instructions come from that place of the source
+// the assembly was generated from (the line table of the object; fault and hang reports name it).
+// It holds until the next .loc of the same file (a bare `.loc` ends it); an .include'd file's code
+// is not covered.
+void Assembler::directive_loc(size_t s, TokenCursor& cur) {
+  current_loc_file_ = statements_[s].file;
+  if (cur.at_end()) {  // a bare .loc: the following instructions have no location
+    current_loc_ = {};
+    return;
+  }
+  const Token* t = cur.peek();
+  if (!t || t->kind != TokenKind::STRING || t->str.empty() || t->str.size() > 4096 ||
+      t->str.find('\0') != std::string::npos) {
+    error(cur.col(), fmt::format(".loc needs a file name in quotes: .loc \"FILE\", LINE[, COL]; found {}", cur.describe_next()));
+    return;
+  }
+  const std::string file = t->str;
+  cur.next();
+  int64_t line = 0, col = 0;
+  if (!expect_punct(cur, ",", "after the .loc file name") || !parse_int_in(cur, 1, 0xFFFFFFF, ".loc line", line)) return;
+  if (cur.accept(",") && !parse_int_in(cur, 1, 0xFFFF, ".loc column", col)) return;
+  if (!expect_end(cur, "the .loc line and column")) return;
+  size_t index = 0;
+  while (index < loc_files_.size() && loc_files_[index] != file) ++index;
+  if (index == loc_files_.size()) loc_files_.push_back(file);
+  current_loc_ = {static_cast<uint32_t>(index + 1), static_cast<uint32_t>(line), static_cast<uint32_t>(col)};
 }
 
 void Assembler::directive_include(size_t s, TokenCursor& cur) {

@@ -211,7 +211,7 @@ void Assembler::parse_instruction(size_t s, size_t pos) {
     report_too_many_instructions(tok.col);
     return;
   }
-  instructions_.push_back({s, info, async, pos + 1, tok.col});
+  instructions_.push_back({s, info, async, pos + 1, tok.col, loc_of(s)});
 }
 
 // A `.task` whose name is not defined as a label anywhere defines it where the .task line

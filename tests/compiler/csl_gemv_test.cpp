@@ -81,8 +81,8 @@ TEST(CslGemv01, GeneratedSourcesStayInTheOutputFolder) {
   const fs::path out = fs::temp_directory_path() / "wsemu-csl-gemv01-src";
   EXPECT_TRUE(fs::exists(out / "layout.wsl"));
   EXPECT_TRUE(fs::exists(out / "pe_0.wsa"));
-  // Every generated instruction names its CSL line.
-  EXPECT_NE(r.programs.at("pe_0.wsa").find("; pe.csl:"), std::string::npos);
+  // The generated instructions name their CSL lines (.loc lines: the object's line table).
+  EXPECT_NE(r.programs.at("pe_0.wsa").find(".loc \"pe.csl\", "), std::string::npos);
   EXPECT_NE(r.layout_wsl.find("rect r0 at (4, 1) size 1 x 1"), std::string::npos) << r.layout_wsl;
 }
 

@@ -5,10 +5,31 @@
 #include <filesystem>
 #include <string>
 
+#include <zlib.h>
+
 #include "compiler/executable/executable_io.hpp"
 
 namespace wsemu::compiler {
 namespace {
+
+// The .wsx file of a version-1 wsemu: the same header and payload with version 1 in both
+// (version 1 had no line table).
+std::string as_version_1(Executable exe) {
+  for (Program& p : exe.programs) {
+    p.object.source_files.clear();
+    p.object.source_locations.clear();
+  }
+  std::string file = serialize_executable(exe);
+  std::string payload = file.substr(24);
+  // proto3 writes field 1 (format_version) first: tag 0x08, then the varint.
+  EXPECT_EQ(payload.substr(0, 2), std::string("\x08\x02", 2));
+  payload[1] = 1;
+  const uint32_t crc = static_cast<uint32_t>(
+      ::crc32_z(::crc32_z(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(payload.data()), payload.size()));
+  file[8] = 1;
+  for (int i = 0; i < 4; ++i) file[20 + i] = static_cast<char>((crc >> (8 * i)) & 0xFF);
+  return file.substr(0, 24) + payload;
+}
 
 isa::ObjectImage sample_object(uint32_t words) {
   isa::ObjectImage o;
@@ -21,6 +42,8 @@ isa::ObjectImage sample_object(uint32_t words) {
   o.symbols.push_back({"y", o.data_base, isa::ElemType::F32, 4, true});
   o.functions.push_back({"compute", 0, true});
   o.source_lines.assign(words, 7);
+  o.source_files = {"pe.csl", "lib.csl"};
+  for (uint32_t i = 0; i < words; ++i) o.source_locations.push_back({i % 3, 10 + i, 4});
   return o;
 }
 
@@ -76,6 +99,20 @@ TEST(Executable, RoundTripIsExact) {
   std::filesystem::remove(path);
 }
 
+TEST(Executable, LineTableRoundTripsAndVersion1FilesStillLoad) {
+  const Executable exe = sample();
+  const Executable back = parse_executable(serialize_executable(exe));
+  EXPECT_EQ(back.programs[1].object.source_location(1), "pe.csl:11:4");
+  EXPECT_EQ(back.programs[1].object.source_location(2), "lib.csl:12:4");
+  EXPECT_EQ(back.programs[1].object.source_location(0), "");  // file 0: no location
+  Executable old = exe;
+  for (Program& p : old.programs) {
+    p.object.source_files.clear();
+    p.object.source_locations.clear();
+  }
+  EXPECT_EQ(parse_executable(as_version_1(exe), "old.wsx"), old);
+}
+
 TEST(Executable, Lookups) {
   Executable exe = sample();
   EXPECT_EQ(exe.rect_at(5, 2), 0);
@@ -106,9 +143,9 @@ TEST(Executable, RejectsForeignAndDamagedFiles) {
   EXPECT_EQ(load_error(good.substr(0, 20)),
             "k.wsx: truncated executable: 20 bytes, shorter than the 24-byte header");
   std::string future = good;
-  future[8] = 2;  // format version 2
+  future[8] = 3;  // format version 3
   EXPECT_EQ(load_error(future),
-            "k.wsx: executable format version 2, but this wsemu reads version 1; rebuild it with "
+            "k.wsx: executable format version 3, but this wsemu reads versions 1 to 2; rebuild it with "
             "this wsemu's `wsemu build`");
   std::string cut = good.substr(0, good.size() - 10);
   EXPECT_NE(load_error(cut).find("k.wsx: truncated executable: the header announces"),

@@ -5,6 +5,7 @@
 #include <fstream>
 
 #include "isa/assembler.hpp"
+#include "isa/disassembler.hpp"
 #include "tests/isa/test_support.hpp"
 
 namespace wsemu::isa {
@@ -242,6 +243,35 @@ TEST(Assembler, IncludeIsRelativeToTheIncludingFileThenTheIncludeDirs) {
   const ObjectImage o = assemble_ok(".include \"sub/near.inc\"\nli r1, NEAR * FAR\n", opt, (dir / "main.wsa").string());
   EXPECT_EQ(decoded(o, 0).operands[1].value, 35);
   fs::remove_all(dir);
+}
+
+// .loc fills the line table: each instruction gets the .loc in force in its own file (an
+// .include'd file's code gets none), files are numbered in first use, and the disassembler's
+// .loc lines give the same table back.
+TEST(Assembler, LocDirectiveFillsTheLineTable) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("wsemu_loc_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "fw.inc") << "nop\n";
+  const ObjectImage o = assemble_ok(
+      "nop\n.loc \"unused.csl\", 1\n.loc \"pe.csl\", 12, 5\nli r1, 1\nli r2, 2\n.loc \"lib.csl\", 3\nnop\n"
+      ".include \"fw.inc\"\nnop\n.loc \"pe.csl\", 14, 1\nnop\n",
+      {}, (dir / "main.wsa").string());
+  fs::remove_all(dir);
+  ASSERT_EQ(o.code.size(), 7u);
+  EXPECT_EQ(o.source_files, (std::vector<std::string>{"pe.csl", "lib.csl"}));
+  const std::vector<std::string> want = {"", "pe.csl:12:5", "pe.csl:12:5", "lib.csl:3", "", "lib.csl:3", "pe.csl:14:1"};
+  for (uint32_t pc = 0; pc < 7; ++pc) EXPECT_EQ(o.source_location(pc), want[pc]) << "pc " << pc;
+  const AssembleResult again = assemble(disassemble(o), "again.wsa");
+  ASSERT_TRUE(again.object) << test::all_errors(again);
+  EXPECT_EQ(again.object->source_files, o.source_files);
+  EXPECT_EQ(again.object->source_locations, o.source_locations);
+  for (const char* bad : {".loc 12\n", ".loc \"pe.csl\"\n", ".loc \"pe.csl\", 0\n", ".loc \"pe.csl\", 3, 2, 1\n"}) {
+    const AssembleResult r = assemble(bad, "bad.wsa");
+    EXPECT_FALSE(r.object) << bad;
+    ASSERT_FALSE(r.errors.empty()) << bad;
+    EXPECT_NE(r.errors[0].message.find(".loc"), std::string::npos) << r.errors[0].to_string();
+  }
 }
 
 TEST(Assembler, WordDirectiveEmitsTheRawWord) {

@@ -89,7 +89,7 @@ TEST(ObjectIo, RejectsAnotherFormatVersionNamingTheSupportedOne) {
   p.set_format_version(7);
   const std::string bytes = p.SerializeAsString();
   EXPECT_EQ(message_of(bytes),
-            "prog.wso: object format version 7 is not supported (this wsemu reads version 1); "
+            "prog.wso: object format version 7 is not supported (this wsemu reads versions 1 to 2); "
             "re-assemble the program with this wsemu");
   EXPECT_THROW(from_proto(p, "embedded"), FormatError);
 }

@@ -1,0 +1,205 @@
+// Function instances (one per distinct set of comptime arguments), the generation of every
+// function and task body from the roots, and run-time calls with their register save/restore.
+#include "compiler/csl/codegen.hpp"
+
+namespace wsemu::compiler::csl {
+
+FnInst* Compiler::function_instance(ModuleInstance* mod, const Stmt* fn, std::vector<Value> comptime_args, Span at) {
+  Program& p = *mod->program;
+  for (auto& f : p.fns)
+    if (f->mod == mod && f->fn == fn) {
+      bool same = f->comptime_args.size() == comptime_args.size();
+      for (size_t i = 0; same && i < comptime_args.size(); ++i) same = f->comptime_args[i].str() == comptime_args[i].str();
+      if (same) return f.get();
+    }
+  if (p.fns.size() > 10000) fail(at, "more than 10000 function instances");
+  auto f = std::make_unique<FnInst>();
+  f->mod = mod;
+  f->fn = fn;
+  f->comptime_args = std::move(comptime_args);
+  f->is_task = fn->decl_kind == "task";
+  f->label = (mod->is_lib ? "lib" : "m") + std::to_string(mod->id) + "_" + fn->name +
+             (f->comptime_args.empty() ? "" : "$" + std::to_string(p.fns.size()));
+  p.fns.push_back(std::move(f));
+  return p.fns.back().get();
+}
+
+void Compiler::generate_functions(Program& p) {
+  int64_t data_bytes = 0;
+  for (const GlobalVar* g : p.globals) data_bytes += g->type->byte_size();
+  p.far_data = data_bytes + 12 * 1024 > 32 * 1024;
+  for (size_t n = 0; n < p.fns.size(); ++n) {
+    FnInst* fi = p.fns[n].get();
+    if (fi->generated) continue;
+    fi->generated = true;
+    const Stmt& fn = *fi->fn;
+    FnGen g;
+    g.p = &p;
+    g.fi = fi;
+    g.ret_label = "L$ret_" + fi->label;
+    g.spill = fi->label + "$spill";
+    Scope scope;
+    Ctx ctx;
+    ctx.mod = fi->mod;
+    ctx.scope = &scope;
+    ctx.gen = &g;
+    g.ret_type = eval_type(*fn.type, ctx);
+    p.code.push_back("");
+    p.code.push_back(fi->label + ":                 ; " + std::string(fi->is_task ? "task " : "fn ") + fn.name + " (" + sources.where(fn.span) + ")");
+    int runtime_params = 0;
+    for (size_t i = 0; i < fn.params.size(); ++i) {
+      const FnParam& prm = fn.params[i];
+      TypeRef t = eval_type(*prm.type, ctx);
+      Binding b;
+      if (prm.is_comptime || t->is_comptime_only()) {
+        if (i >= fi->comptime_args.size() || fi->comptime_args[i].k == Value::K::VOID)
+          fail(prm.span, "comptime parameter '" + prm.name + "' has no value here");
+        b.value = fi->comptime_args[i];
+      } else {
+        if (8 + runtime_params > kLastLocalReg) fail(prm.span, "unsupported: more than 5 run-time parameters");
+        b.reg = 8 + runtime_params++;
+        g.pool[size_t(b.reg)] = true;
+        b.type = t;
+        b.constant = true;  // parameters are immutable in CSL
+      }
+      scope.names[prm.name] = b;
+    }
+    if (!fi->is_task && runtime_params > 0 && p.exported_functions.count(fi->label)) {
+      // A launched function's arguments: the memcpy firmware stores them at MEMCPY_ARGS.
+      if (!p.includes.count("memcpy.wsa")) fail(fn.span, "an exported function with parameters needs <memcpy/memcpy> (it passes the arguments)");
+      for (int k = 0; k < runtime_params; ++k)
+        {
+          // MEMCPY_ARGS is above 32 KiB: out of reach of a mem operand's offset.
+          const std::string r = "r" + std::to_string(8 + k);
+          emit(ctx, "li " + r + ", MEMCPY_ARGS + " + std::to_string(4 * k), fn.span);
+          emit(ctx, "ld32 " + r + ", [" + r + "]", fn.span);
+        }
+    }
+    if (fi->is_task && runtime_params > 0) {
+      // A data task receives its wavelet in r0 (32 bits) or r1/r2 (the two 16-bit halves). The
+      // parameters stay there (generated code never writes r0, and r1/r2 only as temporaries,
+      // so those are copied to r8/r9 only when the body needs temporaries: always, to be safe).
+      if (runtime_params > 2) fail(fn.span, "a data task takes one 32-bit or two 16-bit parameters");
+      Binding& b0 = scope.names[fn.params[0].name];
+      if (runtime_params == 1 && b0.type->byte_size() == 4) {
+        g.pool[size_t(b0.reg)] = false;
+        b0.reg = 0;
+        b0.constant = true;
+      } else if (runtime_params == 1) {
+        emit(ctx, "mov r8, r1", fn.span);
+      } else {
+        emit(ctx, "mov r8, r1", fn.span);
+        emit(ctx, "mov r9, r2", fn.span);
+      }
+    }
+    for (const StmtPtr& s : fn.body) {
+      gen_stmt(*s, ctx);
+      g.temp_top = 1;
+    }
+    p.code.push_back(g.ret_label + ":");
+    emit(ctx, fi->is_task ? "exit" : "ret", fn.span);
+    if (g.spill_words > 0) p.extra_data.push_back(g.spill + ": .u32 [" + std::to_string(g.spill_words) + "]");
+  }
+}
+
+Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, Span at, Ctx& ctx) {
+  if (!ctx.gen) fail(at, "a run-time call in a comptime context");
+  FnGen& g = *ctx.gen;
+  if (fn.k == Value::K::BUILTIN_NAME && fn.s == "__index_load") {
+    std::vector<Value> idx(fn.st->values.begin() + 1, fn.st->values.end());
+    ElementRef r = element_ref(*this, fn.st->values[0], idx, {}, at, ctx);
+    const int rd = r.addr_reg >= 0 ? r.addr_reg : alloc_temp(ctx, at);
+    emit(ctx, load_mnemonic(r.elem, at) + reg(rd) + ", " + mem_operand(r), at);
+    return runtime(rd, r.elem);
+  }
+  if (fn.k == Value::K::BUILTIN_NAME && (fn.s == "__wsemu_coord" || fn.s == "__wsemu_tsc" || fn.s == "__wsemu_tsch")) {
+    const int rd = alloc_temp(ctx, at);
+    if (fn.s == "__wsemu_coord") emit(ctx, "coord " + reg(rd) + ", " + std::to_string(fn.st->values[0].i), at);
+    else emit(ctx, std::string(fn.s == "__wsemu_tsc" ? "tsc " : "tsch ") + reg(rd), at);
+    return runtime(rd, fn.s == "__wsemu_tsc" ? int_type(32, false) : int_type(16, false));
+  }
+  if (fn.k == Value::K::BUILTIN_NAME && fn.s == "__deref_load") {
+    const Value& p = fn.st->values[0];
+    const int rd = is_temp(int(p.i)) ? int(p.i) : alloc_temp(ctx, at);
+    emit(ctx, load_mnemonic(p.type->elem, at) + reg(rd) + ", [" + reg(int(p.i)) + "]", at);
+    return runtime(rd, p.type->elem);
+  }
+  if (fn.k == Value::K::BUILTIN_NAME) {
+    // A DSD changed by @increment_dsd_offset / @set_dsd_* used as an operand: a scratch register.
+    const Expr& e = *reinterpret_cast<const Expr*>(fn.offset);
+    Value src = eval(*e.args.at(0), ctx);
+    if (g.dsr_temp >= 4) fail(at, "unsupported: more than 4 modified DSDs in one statement");
+    const std::string t = "dsd_scratch" + std::to_string(g.dsr_temp++);
+    emit(ctx, "dsdcopy " + t + ", " + dsd_operand(src, e.args[0]->span, ctx), at);
+    Value arg = rvalue(eval(*e.args.at(1), ctx), e.args[1]->span, ctx);
+    std::string operand;
+    if (fn.s == "set_dsd_base_addr") {
+      if (arg.k != Value::K::POINTER) fail(e.args[1]->span, "@set_dsd_base_addr needs a pointer to a global (&array)");
+      const int eb = arg.global->type->kind == TK::ARRAY ? arg.global->type->elem->byte_size() : arg.global->type->byte_size();
+      operand = arg.global->asm_name + " + " + std::to_string(arg.offset * eb);
+    } else if (arg.k == Value::K::INT) {
+      operand = std::to_string(arg.i);
+    } else if (arg.k == Value::K::RUNTIME) {
+      operand = reg(int(arg.i));
+    } else {
+      fail(e.args[1]->span, "expected an integer");
+    }
+    const char* m = fn.s == "increment_dsd_offset" ? "dsdinc" : fn.s == "set_dsd_base_addr" ? "dsdbase" : fn.s == "set_dsd_length" ? "dsdlen" : "dsdstride";
+    emit(ctx, std::string(m) + " " + t + ", " + operand, at);
+    Value v;
+    v.k = Value::K::DSR_VAR;
+    v.s = t;
+    v.dsd = src.dsd;
+    v.type = src.type;
+    return v;
+  }
+  // A call of a CSL function: arguments in temporaries, live registers saved around the call.
+  const Stmt& f = *fn.fn;
+  std::vector<Value> ct_args(f.params.size());
+  std::vector<int> arg_regs;
+  const int live_temps = g.temp_top;
+  Ctx fctx;
+  fctx.mod = fn.mod;
+  for (size_t i = 0; i < f.params.size(); ++i) {
+    TypeRef t = eval_type(*f.params[i].type, fctx);
+    if (f.params[i].is_comptime || t->is_comptime_only()) {
+      ct_args[i] = coerce(eval_comptime(*args[i], ctx, "comptime argument '" + f.params[i].name + "'"), t, args[i]->span, ctx);
+      continue;
+    }
+    Value a = coerce(eval(*args[i], ctx), t, args[i]->span, ctx);
+    int r = value_reg(*this, a, t, args[i]->span, ctx);
+    if (!is_temp(r) || r < live_temps) {
+      int tr = alloc_temp(ctx, at);
+      emit(ctx, "mov " + reg(tr) + ", " + reg(r), at);
+      r = tr;
+    }
+    arg_regs.push_back(r);
+  }
+  bool any_ct = false;
+  for (const Value& v : ct_args) any_ct = any_ct || v.k != Value::K::VOID;
+  FnInst* callee = function_instance(fn.mod, fn.fn, any_ct ? ct_args : std::vector<Value>{}, at);
+  std::vector<int> saved;
+  for (int r = 1; r < live_temps; ++r) saved.push_back(r);
+  for (int r = 8; r <= kLastLocalReg; ++r)
+    if (g.pool[size_t(r)]) saved.push_back(r);
+  g.spill_words = std::max(g.spill_words, int(saved.size()));
+  for (size_t k = 0; k < saved.size(); ++k)
+    emit(ctx, "st32 [" + g.spill + " + " + std::to_string(4 * k) + "], " + reg(saved[k]), at);
+  for (size_t k = 0; k < arg_regs.size(); ++k) emit(ctx, "mov " + reg(int(8 + k)) + ", " + reg(arg_regs[k]), at);
+  emit(ctx, "call " + callee->label, at);
+  g.temp_top = live_temps;
+  const TypeRef rt = eval_type(*f.type, fctx);
+  Value result;
+  result.k = Value::K::VOID;
+  result.type = rt;
+  if (rt->kind != TK::VOID) {
+    const int rd = alloc_temp(ctx, at);
+    if (rd != 1) emit(ctx, "mov " + reg(rd) + ", r1", at);
+    result = runtime(rd, rt);
+  }
+  for (size_t k = 0; k < saved.size(); ++k)
+    emit(ctx, "ld32 " + reg(saved[k]) + ", [" + g.spill + " + " + std::to_string(4 * k) + "]", at);
+  return result;
+}
+
+}  // namespace wsemu::compiler::csl

@@ -1,0 +1,114 @@
+// DSD operands and the vector builtins (@fmacs, @fmovs, @mov16, ...): one instruction each, with
+// their .async / .activate / .unblock / .ut_id options (see compiler/README.md, DSDs).
+#include "compiler/csl/codegen.hpp"
+
+namespace wsemu::compiler::csl {
+
+std::string Compiler::dsd_operand(const Value& v, Span at, Ctx& ctx) {
+  if (v.k == Value::K::DSD) return dsd_template(*ctx.gen->p, *v.dsd, at);
+  if (v.k == Value::K::DSR_VAR) return v.s;
+  fail(at, "expected a DSD, found " + (v.type ? v.type->str() : v.str()));
+}
+
+bool Compiler::options_async(const Expr* options) {
+  if (!options || options->kind != ExprKind::ANON_STRUCT) return false;
+  for (size_t i = 0; i < options->names.size(); ++i)
+    if (options->names[i] == "async" && options->args[i]->kind == ExprKind::BOOL && options->args[i]->int_value) return true;
+  return false;
+}
+
+void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
+  const std::string& n = e.text;
+  std::vector<const Expr*> operands;
+  const Expr* options = nullptr;
+  for (const ExprPtr& a : e.args) operands.push_back(a.get());
+  if (!operands.empty() && operands.back()->kind == ExprKind::ANON_STRUCT) {
+    options = operands.back();
+    operands.pop_back();
+  }
+  static const std::map<std::string, size_t> three = {{"fmacs", 4}, {"fmach", 4}, {"fmachs", 4}};
+  const bool unary_op = n == "fmovs" || n == "fnegs" || n == "fabss" || n == "fh2s" || n == "fs2h" || n == "fmovh" ||
+                        n == "fnegh" || n == "fabsh" || n == "mov16" || n == "mov32";
+  const size_t want = three.count(n) ? 4 : unary_op ? 2 : 3;
+  if (operands.size() != want)
+    fail(e.span, "@" + n + " takes " + std::to_string(want) + " operands" + " (and an optional .{ ... } of options), " +
+                     std::to_string(operands.size()) + " given");
+  const bool fp32 = n[0] == 'f' && n.back() == 's' && n != "fmachs";
+  const bool fp16 = n[0] == 'f' && n.back() == 'h';
+  // The element width each operand has (a fabric DSD takes it from the operation, as in CSL).
+  auto width = [&](size_t i) {
+    if (n == "fmachs") return i >= 2 ? 16 : 32;
+    if (n == "fh2s") return i == 1 ? 16 : 32;
+    if (n == "fs2h") return i == 0 ? 16 : 32;
+    return fp16 || n.find("16") != std::string::npos ? 16 : 32;
+  };
+  std::vector<std::string> ops;
+  for (size_t i = 0; i < operands.size(); ++i) {
+    Value v = eval(*operands[i], ctx);
+    if (v.k == Value::K::DSD && v.dsd && (v.dsd->kind == "fabin_dsd" || v.dsd->kind == "fabout_dsd") &&
+        v.dsd->elem_bits != width(i)) {
+      auto d = std::make_shared<DsdValue>(*v.dsd);
+      d->elem_bits = width(i);
+      v.dsd = d;
+    }
+    if (v.k == Value::K::DSD || v.k == Value::K::DSR_VAR) {
+      ops.push_back(dsd_operand(v, operands[i]->span, ctx));
+      continue;
+    }
+    if (i == 0 && v.k != Value::K::GLOBAL) fail(operands[i]->span, "the destination of @" + n + " must be a DSD");
+    v = rvalue(v, operands[i]->span, ctx);
+    if (v.k == Value::K::GLOBAL) fail(operands[i]->span, "an array is not an operand of @" + n + "; make a DSD of it with @get_dsd");
+    if (i == 0) fail(operands[i]->span, "the destination of @" + n + " must be a DSD");
+    TypeRef t = fp32 ? float_type(32) : fp16 ? float_type(16) : int_type(n.find("16") != std::string::npos ? 16 : 32, true);
+    if (fp16 && v.k == Value::K::FLOAT) fail(operands[i]->span, "unsupported: a comptime f16 scalar operand; load it from an f16 variable");
+    if (v.k == Value::K::RUNTIME && v.type->kind == TK::FLOAT && !fp32 && !fp16 && n != "fmachs")
+      fail(operands[i]->span, "@" + n + " takes integer scalars");
+    int r = value_reg(*this, v, v.k == Value::K::RUNTIME ? nullptr : t, operands[i]->span, ctx);
+    if (options_async(options)) {
+      // The op reads a register source for every element while the task goes on (and the
+      // firmware clobbers r0..r7): the scalar lives in one of r13..r15, in turn.
+      const int keep = kFirstAsyncReg + ctx.gen->p->async_reg_turn++ % 3;
+      emit(ctx, "mov " + reg(keep) + ", " + reg(r), operands[i]->span);
+      r = keep;
+    }
+    ops.push_back(reg(r));
+  }
+  std::string suffix;
+  bool is_async = false;
+  if (options) {
+    Value o = eval_comptime(*options, ctx, "the options of @" + n);
+    for (size_t i = 0; i < o.st->names.size(); ++i) {
+      const std::string& k = o.st->names[i];
+      const Value& v = o.st->values[i];
+      if (k == "async") is_async = to_bool(v, options->span, ".async");
+      else if (k == "activate" || k == "unblock") {
+        int64_t id = -1;
+        if (v.k == Value::K::TASK_ID) id = v.i;
+        if (v.k == Value::K::FUNCTION && v.fn->decl_kind == "task") {
+          // A task named directly: the id it is bound to.
+          const FnInst* fi = function_instance(v.mod, v.fn, {}, options->span);
+          for (const auto& [tid, line] : ctx.gen->p->task_lines)
+            if (line.rfind(fi->label + ", ", 0) == 0) id = tid;
+          if (id < 0) fail(options->span, "." + k + " names task '" + v.fn->name + "', which is not bound to a task id");
+        }
+        if (id < 0) fail(options->span, "." + k + " needs a task id (or a bound task)");
+        suffix += ", " + k + "=" + std::to_string(id);
+      } else if (k == "ut_id") {
+        if (v.k != Value::K::UT_ID) fail(options->span, ".ut_id needs a microthread id (@get_ut_id)");
+        suffix = ", ut=" + std::to_string(v.i) + suffix;
+      } else if (k == "priority" || k == "on_control") {
+        fail(options->span, "unsupported: option ." + k + " of @" + n);
+      } else {
+        fail(options->span, "unknown option ." + k + " of @" + n + " (async, activate, unblock, ut_id)");
+      }
+    }
+    if (!is_async && !suffix.empty()) fail(options->span, ".activate, .unblock and .ut_id need .async = true");
+  }
+  if (!ops.empty() && ops[0] == "memcpy_d2h_fifo" && width(0) == 16)
+    fail(e.span, "unsupported: a 16-bit stream to the host (@" + n + " into MEMCPYD2H_1): wsemu's memcpy FIFO holds 32-bit words");
+  std::string line = n + (is_async ? ".async " : " ");
+  for (size_t i = 0; i < ops.size(); ++i) line += (i ? ", " : "") + ops[i];
+  emit(ctx, line + suffix, e.span);
+}
+
+}  // namespace wsemu::compiler::csl
