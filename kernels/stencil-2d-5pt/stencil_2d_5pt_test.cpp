@@ -17,8 +17,11 @@ void PrintTo(const Case& c, std::ostream* os) {
   *os << c.kx << "x" << c.ky << " PEs of " << c.m << "x" << c.n << ", " << c.iters << " iterations";
 }
 
-// cN, cS, cW, cC, cE: explicit heat step with alpha = 0.1.
-const std::vector<float> kCoeff = {0.1f, 0.1f, 0.1f, 0.6f, 0.1f};
+// cN, cS, cW, cC, cE: four distinct neighbour weights (summing with cC to 1, a stable
+// anisotropic heat step), so that a kernel applying one direction's weight to another, or
+// mixing up a halo side, fails every case (the symmetric 0.1, 0.1, 0.1, 0.6, 0.1 of the heat
+// step with alpha = 0.1 let a kernel that used cN for all four neighbours pass).
+const std::vector<float> kCoeff = {0.11f, 0.13f, 0.17f, 0.4f, 0.19f};
 
 xt::xarray<double> jacobi_reference(const xt::xarray<float>& u0, int iters) {
   const size_t rows = u0.shape(0), cols = u0.shape(1);
