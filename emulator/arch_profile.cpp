@@ -149,7 +149,8 @@ std::vector<Field> fields() {
   int_field("vector_startup_cycles", &ArchProfile::vector_startup_cycles, 0, 1000);
   int_field("task_start_cycles", &ArchProfile::task_start_cycles, 1, 1000);
   int_field("hop_latency", &ArchProfile::hop_latency, 1, 1);
-  int_field("ramp_latency", &ArchProfile::ramp_latency, 0, 1000);
+  int_field("ramp_up_latency", &ArchProfile::ramp_up_latency, 0, 64);
+  int_field("ramp_down_latency", &ArchProfile::ramp_down_latency, 1, kMaxRampLatency);
   int_field("router_buffer_depth", &ArchProfile::router_buffer_depth, 1, kMaxRouterBufferDepth);
   f.push_back({"clock_mhz", [](const ArchProfile& p) { return p.clock_mhz; },
                [](ArchProfile& p, double v) { p.clock_mhz = v; }, 1, 100000, false});
@@ -250,7 +251,9 @@ std::string profile_to_text(const ArchProfile& p) {
   s += fmt::format("  control task ids       {}..{}\n", p.control_task_first, p.control_task_last);
   s += fmt::format("  range filters          {}\n", p.num_filters);
   s += fmt::format("  clock                  {} MHz\n", p.clock_mhz);
-  s += fmt::format("  hop / ramp latency     {} / {} cycles\n", p.hop_latency, p.ramp_latency);
+  s += fmt::format("  hop latency            {} cycle\n", p.hop_latency);
+  s += fmt::format("  ramp up / down         {} / {} cycles (core -> router / router -> core)\n", p.ramp_up_latency,
+                   p.ramp_down_latency);
   s += fmt::format("  router buffer depth    {} wavelets per color per input\n", p.router_buffer_depth);
   s += fmt::format("  vector startup         {} cycles\n", p.vector_startup_cycles);
   s += "\n  all keys (override with --set key=value):\n";

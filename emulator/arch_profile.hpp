@@ -23,6 +23,7 @@ namespace wsemu::emu {
 // Upper bounds of the plain-data buffers (the profile may choose any depth up to these).
 constexpr int kMaxQueueDepth = 8;          // the deepest queue of either generation
 constexpr int kMaxRouterBufferDepth = 8;
+constexpr int kMaxRampLatency = 8;          // bound of the router -> core delay line
 
 struct ArchProfile {
   std::string name;
@@ -47,7 +48,10 @@ struct ArchProfile {
   int vector_startup_cycles = 2;  // added to every vector operation's ceil(len / width)
   int task_start_cycles = 1;      // the picker's cycle: a picked task's first instruction runs next
   int hop_latency = 1;            // cycles per link hop (the model supports exactly 1)
-  int ramp_latency = 1;           // cycles from an output queue push to the router taking it
+  // The ramp between the core and its router, each way: T_R of the wafer-scale reduce model
+  // (Luczynski et al., HPDC'24), emulator/README.md "Timing model" says where each is charged.
+  int ramp_up_latency = 2;        // core -> router: a push in cycle t is taken from t + 1 + this
+  int ramp_down_latency = 2;      // router -> core: a delivery in cycle t is usable from t + this
   int router_buffer_depth = 3;    // wavelets per color per router input (and per host edge port)
   double clock_mhz = 850.0;
 

@@ -516,7 +516,7 @@ PeCore::ElementResult PeCore::element(VectorOp& op, const Context& ctx) {
       w.payload = res;
       if (dst.bits == 16 && dst.d.index >= 0) w.payload = res | (uint32_t(dst.d.index) << 16);
       w.advance_switch_after = dst.d.advance_switch && op.done + 1 == op.length;
-      oq_push(dst.d.queue & 7, w, ctx.now + uint64_t(ctx.profile->ramp_latency));
+      oq_push(dst.d.queue & 7, w, ctx.now + 1 + uint64_t(ctx.profile->ramp_up_latency));
       ++stats.wavelets_sent;
       break;
     }

@@ -33,6 +33,7 @@ PeCore::PeCore(const ArchProfile& profile, uint32_t program_index_, const Loaded
     config_error(fmt::format("program '{}': data at {:#x} overlaps the code ({} bytes)", img.source_name,
                              img.data_base, program.code_bytes()));
   color_slots = !profile.data_task_by_queue;
+  ramp_down_latency = uint8_t(profile.ramp_down_latency);
   sram = Sram(profile.sram_bytes, program.code_bytes());
   for (size_t i = 0; i < img.code.size(); ++i) {
     uint8_t bytes[8];
@@ -123,6 +124,10 @@ ColorChannel& PeCore::torn_down_channel(const Context& ctx, int color, std::stri
 
 PeCore::CycleResult PeCore::step(const Context& ctx) {
   CycleResult r;
+  if (!arriving.empty()) {
+    land_arrivals(ctx);
+    r.progressed = true;  // a wavelet on the ramp down is time-bound work
+  }
   for (uint32_t m = ops_active & 0xFFu; m; m &= m - 1) {
     const int ut = __builtin_ctz(m);
     executing_pc = ops[ut].pc;
@@ -147,7 +152,7 @@ PeCore::CycleResult PeCore::step(const Context& ctx) {
 }
 
 bool PeCore::has_work() const {
-  if (main.running || main.in_sync_op || ops_active || oq_nonempty || oq_flushing) return true;
+  if (main.running || main.in_sync_op || ops_active || oq_nonempty || oq_flushing || !arriving.empty()) return true;
   return tasks.pick(inputs_ready()) >= 0;
 }
 
@@ -477,7 +482,7 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
       w.payload = val(1);
       w.color = uint8_t(q.color);
       w.control = insn.op == Opcode::SENDC;
-      oq_push(qi, w, ctx.now + uint64_t(profile.ramp_latency));
+      oq_push(qi, w, ctx.now + 1 + uint64_t(profile.ramp_up_latency));
       ++stats.wavelets_sent;
       break;
     }

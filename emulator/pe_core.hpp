@@ -119,7 +119,7 @@ class PeCore final : public RampPort {
   uint32_t ramp_colors() const override;
   void ramp_pop(int color, uint64_t now) override;
   Accept ramp_can_accept(const Wavelet& w) const override;
-  int ramp_accept(const Wavelet& w) override;
+  int ramp_accept(const Wavelet& w, uint64_t now) override;
   void ramp_teardown(int color, const RouterContext& ctx) override;
 
   // Task operations (instructions, async completions and the host).
@@ -147,6 +147,7 @@ class PeCore final : public RampPort {
   uint16_t ops_active = 0;  // bit s: ops[s].active
   uint8_t oq_flushing = 0;  // bit q: oq[q].flushing
   bool color_slots = true;  // wse2: a color without an input queue lands in a 1-wavelet slot
+  uint8_t ramp_down_latency = 1;  // the profile's, for the router's deliveries
   uint32_t slot_full = 0;
   uint32_t program_index = 0;
   int16_t rect_x = 0, rect_y = 0;
@@ -160,6 +161,10 @@ class PeCore final : public RampPort {
   std::array<uint32_t, isa::kNumRegs> regs{};
   std::array<int8_t, isa::kNumColors> iq_of_color{};  // input queue bound to each color, -1
   std::array<Wavelet, isa::kNumColors> slot{};  // wse2 color slots
+  // The ramp down (router -> core), in delivery order, and how many of each color it holds:
+  // they count against the queue or slot they go to.
+  Ring<RampArrival, kMaxRampLatency> arriving;
+  std::array<uint8_t, isa::kNumColors> arriving_of_color{};
   TaskEntries entries;
   std::array<uint16_t, 64> call_stack{};  // return addresses, main.depth of them
   std::array<isa::Descriptor, isa::kNumDsrs> dsrs{};
@@ -185,7 +190,7 @@ class PeCore final : public RampPort {
   // The core does nothing this cycle but count down a multi-cycle instruction: no microthread,
   // no queued output, no stream. Returns the first cycle it has something to do, else 0.
   uint64_t sleeping_until(uint64_t now) const {
-    if (ops_active || oq_nonempty || main.busy_until <= now + 1) return 0;
+    if (ops_active || oq_nonempty || !arriving.empty() || main.busy_until <= now + 1) return 0;
     return main.busy_until;
   }
 
@@ -198,6 +203,9 @@ class PeCore final : public RampPort {
   void log_line(const Context& ctx, std::string text);
   // tdswitch / tdexit: the channel of `color` at this router, which must be torn down.
   ColorChannel& torn_down_channel(const Context& ctx, int color, std::string_view mnemonic) const;
+  // queues.cpp: wavelets at the end of the ramp down land in their queue or slot.
+  void land_arrivals(const Context& ctx);
+  void land(const Wavelet& w);
   // tasks.cpp: the picker and inputs.
   uint64_t inputs_ready() const;
   int input_of_trigger(int id) const;  // queue 0..7, 8 + color for a slot, -1

@@ -104,22 +104,50 @@ void PeCore::ramp_pop(int color, uint64_t now) {
 }
 
 RampPort::Accept PeCore::ramp_can_accept(const Wavelet& w) const {
+  // Wavelets still on the ramp hold their place: the ramp adds latency, not capacity (so the
+  // SDK's pipeline-01 limit stays the sum of the queue and buffer depths).
+  const int on_ramp = arriving_of_color[w.color];
   const int q = iq_of_color[w.color];
-  if (q >= 0) return iq[q].ring.full() ? Accept::FULL : Accept::YES;
-  if (color_slots) return (slot_full & (1u << w.color)) ? Accept::FULL : Accept::YES;
+  if (q >= 0) return iq[q].ring.size() + on_ramp >= iq[q].ring.capacity ? Accept::FULL : Accept::YES;
+  if (color_slots) return (slot_full & (1u << w.color)) || on_ramp ? Accept::FULL : Accept::YES;
   return Accept::NO_LANDING;
 }
 
-int PeCore::ramp_accept(const Wavelet& w) {
-  ++stats.wavelets_received;
+void PeCore::land(const Wavelet& w) {
   const int q = iq_of_color[w.color];
   if (q >= 0) {
+    if (iq[q].ring.full())
+      kernel_error(fmt::format("input queue {} was rebound while wavelets of color {} were on the ramp", q, w.color),
+                   w.color);
     iq_push(q, w);
-    return q;
+    return;
   }
+  if (!color_slots)
+    kernel_error(fmt::format("a wavelet of color {} reached the core after its input queue was unbound", w.color),
+                 w.color);
   slot[w.color] = w;
   slot_full |= 1u << w.color;
-  return -1;
+}
+
+int PeCore::ramp_accept(const Wavelet& w, uint64_t now) {
+  ++stats.wavelets_received;
+  const int q = iq_of_color[w.color];
+  // The core steps before its router, so a delivery in cycle t is seen from t + 1 anyway.
+  if (ramp_down_latency <= 1)
+    land(w);
+  else {
+    arriving.push({w, now + uint64_t(ramp_down_latency)});
+    ++arriving_of_color[w.color];
+  }
+  return q;
+}
+
+void PeCore::land_arrivals(const Context& ctx) {
+  while (!arriving.empty() && arriving.front().usable <= ctx.now) {
+    const Wavelet w = arriving.pop().wavelet;
+    --arriving_of_color[w.color];
+    land(w);
+  }
 }
 
 }  // namespace wsemu::emu

@@ -2,8 +2,10 @@
 //
 // Contract: an input queue holds wavelets that landed from the router, in arrival order; an
 // output queue holds wavelets the core pushed, each usable by the router from its ready cycle
-// (push cycle + profile.ramp_latency) on. A queue is bound to at most one color (-1: unbound);
-// depths come from the profile. Plain data.
+// (push cycle + 1 + profile.ramp_up_latency) on; a wavelet the router delivers in cycle t waits
+// in the core's ramp (RampArrival) until t + profile.ramp_down_latency, holding its place in the
+// queue (or wse2 slot) it goes to, so the ramp adds latency and never capacity. A queue is bound
+// to at most one color (-1: unbound); depths come from the profile. Plain data.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +24,12 @@ struct InputQueue {
 struct QueuedWavelet {
   Wavelet wavelet;
   uint64_t ready = 0;
+};
+
+// A wavelet on its way down the ramp: delivered, not yet usable.
+struct RampArrival {
+  Wavelet wavelet;
+  uint64_t usable = 0;  // the first cycle the core sees it in its input queue or slot
 };
 
 struct OutputQueue {

@@ -221,7 +221,7 @@ void copy_to_outputs(RouterState& r, RampPort* core, ColorChannel& ch, const Wav
     ++r.link_stats[d].wavelets;
     int landed_in = -2;  // the input queue (-1: a wse2 color slot) of a RAMP delivery
     if (d == int(Direction::RAMP)) {
-      landed_in = core->ramp_accept(out);
+      landed_in = core->ramp_accept(out, ctx.now);
       ++ch.delivered;
     } else if (r.off_fabric & (1u << d)) {
       r.edge_out[d].push(out);

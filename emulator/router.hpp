@@ -107,8 +107,9 @@ class RampPort {
   virtual uint32_t ramp_colors() const = 0;
   virtual void ramp_pop(int color, uint64_t now) = 0;  // pops what ramp_peek returned
   virtual Accept ramp_can_accept(const Wavelet& w) const = 0;
-  // Lands `w`; returns the input queue it went into, or -1 for a wse2 color slot (for the trace).
-  virtual int ramp_accept(const Wavelet& w) = 0;
+  // Delivers `w` in cycle `now` (it becomes usable ramp_down_latency cycles later, its place
+  // taken from now on); returns the input queue it goes into, or -1 for a wse2 color slot.
+  virtual int ramp_accept(const Wavelet& w, uint64_t now) = 0;
   // A TEARDOWN command put `color` into teardown at this router: activate the teardown task.
   virtual void ramp_teardown(int color, const RouterContext& ctx) = 0;
 

@@ -142,7 +142,7 @@ void PeCore::unblock(int id, const Context* ctx) {
 }
 
 bool PeCore::holds_pending_work() const {
-  if (main.running || main.in_sync_op || ops_active || iq_nonempty || oq_nonempty) return true;
+  if (main.running || main.in_sync_op || ops_active || iq_nonempty || oq_nonempty || !arriving.empty()) return true;
   for (const OutputQueue& q : oq)
     if (q.flushing) return true;
   return slot_full != 0 || (tasks.activated & tasks.local) != 0;

@@ -17,10 +17,12 @@ TEST(MultiPe, RowPassingAndAdding) {
   place_row_chain(w, chain, 0, 0, 5, 1);
   const RunResult r = run_ok(w);
   EXPECT_EQ(read<uint32_t>(w, 4, 0, chain.sum_address, 1)[0], 15u);  // 1 + 2 + 3 + 4 + 5
-  // Hand timing: PE0 picks at 0, coord 1, addi 2, send 3 (ready 4); each hop then costs 7:
-  // router forwards (s+1), the next router lands it (s+2), pick (s+3), coord, addi, add,
-  // send (s+7). PE1 sends at 10, PE2 17, PE3 24; PE4 picks at 27, stores at 31, exits at 32.
-  EXPECT_EQ(r.cycle, 33u);
+  // Hand timing (ramp up and down 2 cycles each, emulator/README.md): PE0 picks at 0, coord 1,
+  // addi 2, send 3; each hop then costs 10: the router takes it at s+1+2, the next router
+  // delivers it to its core (s+4), usable after the ramp down (s+6): pick (s+6), coord, addi,
+  // add, send (s+10). PE1 sends at 13, PE2 23, PE3 33; PE4 picks at 39, stores at 43, exits at
+  // 44.
+  EXPECT_EQ(r.cycle, 45u);
 }
 
 TEST(MultiPe, RowChainOnWse3UsesQueueTriggeredTasks) {

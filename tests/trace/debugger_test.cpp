@@ -38,28 +38,29 @@ delete 1
 continue
 print got at 1,0
 )");
-  // The first `recv` is picked at cycle 5 and the run stops there.
-  EXPECT_TRUE(contains(out, "breakpoint 1 at cycle 5: PE(1,0) picked task 4 'recv'")) << out;
+  // The first `recv` is picked at cycle 8 (tests/trace/golden/two_pe_send.log) and the run
+  // stops there.
+  EXPECT_TRUE(contains(out, "breakpoint 1 at cycle 8: PE(1,0) picked task 4 'recv'")) << out;
   EXPECT_TRUE(contains(out, "PE(1,0) task 4 'recv' pc 0: ld32 r1, [got]")) << out;
-  // Three more cycles run ld32 (6), add (7), st32 (8): got = 7, r1 = 7; the clock shows 9.
-  EXPECT_TRUE(contains(out, "(wsemu) step 3\ncycle 9\n")) << out;
+  // Three more cycles run ld32 (9), add (10), st32 (11): got = 7, r1 = 7; the clock shows 12.
+  EXPECT_TRUE(contains(out, "(wsemu) step 3\ncycle 12\n")) << out;
   EXPECT_TRUE(contains(out, "(wsemu) print got\ngot = 7\n")) << out;
   EXPECT_TRUE(contains(out, "(wsemu) print r1\nr1 = 7 (0x7")) << out;
-  // The second wavelet's task is picked at cycle 10; its add has not happened yet.
-  EXPECT_TRUE(contains(out, "breakpoint 1 at cycle 10: PE(1,0) picked task 4 'recv'")) << out;
+  // The second wavelet's task is picked at cycle 13; its add has not happened yet.
+  EXPECT_TRUE(contains(out, "breakpoint 1 at cycle 13: PE(1,0) picked task 4 'recv'")) << out;
   EXPECT_TRUE(contains(out, "(wsemu) print got\ngot = 7\n(wsemu) delete 1")) << out;
-  EXPECT_TRUE(contains(out, "the wafer is quiescent at cycle 15")) << out;
+  EXPECT_TRUE(contains(out, "the wafer is quiescent at cycle 18")) << out;
   EXPECT_TRUE(contains(out, "(wsemu) print got at 1,0\ngot = 16\n")) << out;
 }
 
 TEST(Debugger, PcBreakpointStopsBeforeTheInstruction) {
   auto wafer = two_pe_send_wafer();
-  // st32 is pc 2 of the accumulator; it runs at cycle 8, so the stop comes after cycle 7.
+  // st32 is pc 2 of the accumulator; it runs at cycle 11, so the stop comes after cycle 10.
   const std::string out = session(*wafer, "break pc 2 at 1,0\ncontinue\nprint got\nprint r1\nstep\nprint got\n");
-  EXPECT_TRUE(contains(out, "breakpoint 1 at cycle 7: PE(1,0) is about to run pc 2")) << out;
+  EXPECT_TRUE(contains(out, "breakpoint 1 at cycle 10: PE(1,0) is about to run pc 2")) << out;
   EXPECT_TRUE(contains(out, "PE(1,0) task 4 'recv' pc 2: st32 [got], r1")) << out;
   EXPECT_TRUE(contains(out, "(wsemu) print got\ngot = 0\n(wsemu) print r1\nr1 = 7")) << out;
-  EXPECT_TRUE(contains(out, "(wsemu) step\ncycle 9\n(wsemu) print got\ngot = 7\n")) << out;
+  EXPECT_TRUE(contains(out, "(wsemu) step\ncycle 12\n(wsemu) print got\ngot = 7\n")) << out;
 }
 
 TEST(Debugger, WatchWaveletAndCycleBreakpoints) {
@@ -74,9 +75,9 @@ continue
 info breakpoints
 )");
   EXPECT_TRUE(contains(out, "breakpoint 1: the wafer reached cycle 3")) << out;
-  EXPECT_TRUE(contains(out, "breakpoint 2 at cycle 4: PE(1,0)'s router sent a wavelet of color 4 to the core (RAMP): payload 0x00000007")) << out;
-  EXPECT_TRUE(contains(out, "breakpoint 2 at cycle 6: PE(1,0)'s router sent a wavelet of color 4 to the core (RAMP): payload 0x00000009")) << out;
-  EXPECT_TRUE(contains(out, "watchpoint 3 at cycle 8: got (0x")) << out;
+  EXPECT_TRUE(contains(out, "breakpoint 2 at cycle 6: PE(1,0)'s router sent a wavelet of color 4 to the core (RAMP): payload 0x00000007")) << out;
+  EXPECT_TRUE(contains(out, "breakpoint 2 at cycle 8: PE(1,0)'s router sent a wavelet of color 4 to the core (RAMP): payload 0x00000009")) << out;
+  EXPECT_TRUE(contains(out, "watchpoint 3 at cycle 11: got (0x")) << out;
   EXPECT_TRUE(contains(out, "changed from 0 to 7")) << out;
   EXPECT_TRUE(contains(out, "2 break wavelet on color 4 at PE(1,0) (hit 2 times)")) << out;
 }

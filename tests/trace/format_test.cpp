@@ -75,12 +75,12 @@ TEST_F(TraceFormat, HeaderDescribesTheWafer) {
   EXPECT_EQ(r.header().start_cycle, 0u);
   ASSERT_TRUE(r.complete());
   EXPECT_EQ(r.end()->status, trace::EndStatus::QUIESCENT);
-  EXPECT_EQ(r.end()->end_cycle, 15u);
+  EXPECT_EQ(r.end()->end_cycle, 18u);  // tests/trace/golden/two_pe_send.log
   ASSERT_NE(r.programs().at(0, 0), nullptr);
   EXPECT_EQ(r.programs().at(0, 0)->task_name(10), "main");
   EXPECT_EQ(r.programs().at(1, 0)->instruction(2), "st32 [got], r1");
   ASSERT_TRUE(r.stats().has_value());
-  EXPECT_EQ((*r.stats())["wafer"]["cycles"], 15);
+  EXPECT_EQ((*r.stats())["wafer"]["cycles"], 18);
   // The file starts with the documented magic bytes.
   const std::string bytes = read_file(path("t.wstrace"));
   EXPECT_EQ(bytes.substr(0, 8), std::string("\x89WSTR\r\n\x1a", 8));
@@ -128,16 +128,16 @@ TEST_F(TraceFormat, RecorderFiltersKindsRectColorsAndCycles) {
   trace::TraceWriterOptions o;
   o.filter.kinds = trace::parse_kinds("wavelets,tasks");
   o.filter.rect = trace::parse_rect("1,0,1,1");
-  o.filter.cycles = trace::parse_cycles("4:11");
+  o.filter.cycles = trace::parse_cycles("4:14");
   const std::vector<emu::TraceEvent> all = record(path("f.wstrace"), o);
   trace::TraceReader reader(path("f.wstrace"));
   std::vector<emu::TraceEvent> expected;
   for (const emu::TraceEvent& e : all)
-    if (e.x == 1 && e.cycle >= 4 && e.cycle < 11 &&
+    if (e.x == 1 && e.cycle >= 4 && e.cycle < 14 &&
         (e.kind == emu::TraceKind::WAVELET_HOP || e.kind == emu::TraceKind::WAVELET_LANDED ||
          e.kind == emu::TraceKind::TASK_PICKED))
       expected.push_back(carried_fields(e));
-  ASSERT_EQ(expected.size(), 6u) << "hops and landings @4 and @6, picks @5 and @10 at P1.0";
+  ASSERT_EQ(expected.size(), 6u) << "hops and landings @6 and @8, picks @8 and @13 at P1.0 (tests/trace/golden/two_pe_send.log)";
   std::vector<emu::TraceEvent> got;
   reader.for_each_event([&](const emu::TraceEvent& e) {
     got.push_back(e);
@@ -145,7 +145,7 @@ TEST_F(TraceFormat, RecorderFiltersKindsRectColorsAndCycles) {
   });
   ASSERT_EQ(got.size(), expected.size());
   for (size_t i = 0; i < got.size(); ++i) EXPECT_TRUE(same_event(got[i], expected[i])) << i;
-  EXPECT_EQ(reader.filter().to_string(), "kinds=wavelets,tasks rect=1,0,1,1 cycles=4:11");
+  EXPECT_EQ(reader.filter().to_string(), "kinds=wavelets,tasks rect=1,0,1,1 cycles=4:14");
   EXPECT_EQ(reader.end()->events_written, 6u);
   EXPECT_EQ(reader.end()->events_filtered_out, all.size() - 6);
 

@@ -40,7 +40,7 @@ TEST_F(GoldenTrace, TwoPeSendMatchesTheHandWorkedLog) {
   wafer->set_event_sink(nullptr);
 
   ASSERT_EQ(r.status, emu::RunResult::Status::QUIESCENT) << r.to_string();
-  EXPECT_EQ(r.cycle, 15u) << "the golden log's reasoning ends the run at cycle 15";
+  EXPECT_EQ(r.cycle, 18u) << "the golden log's reasoning ends the run at cycle 18";
   uint32_t got = 0;
   wafer->read_sram(1, 0, wafer->program_at(1, 0)->find_symbol("got")->address,
                    std::span<uint8_t>(reinterpret_cast<uint8_t*>(&got), 4));
@@ -62,22 +62,22 @@ TEST_F(GoldenTrace, TextFiltersSelectPeColorKindAndCycles) {
   wafer->set_event_sink(nullptr);
   trace::TraceReader reader(file);
 
-  // Only the wavelet events (hop, landing) on color 4 at P1.0, between cycles 0 and 5 (exclusive).
+  // Only the wavelet events (hop, landing) on color 4 at P1.0, between cycles 0 and 7 (exclusive).
   trace::TraceFilter f;
   f.rect = trace::parse_pe("1,0");
   f.colors = trace::parse_colors("4");
   f.kinds = trace::parse_kinds("wavelets");
-  f.cycles = trace::parse_cycles(":5");
+  f.cycles = trace::parse_cycles(":7");
   std::ostringstream text;
   EXPECT_EQ(trace::write_text(reader, f, text), 2u);
-  EXPECT_EQ(text.str(), "@4 P1.0 hop RAMP c4 0x00000007\n@4 P1.0 land c4 slot 0x00000007\n");
+  EXPECT_EQ(text.str(), "@6 P1.0 hop RAMP c4 0x00000007\n@6 P1.0 land c4 slot 0x00000007\n");
 
   // The expected lines that a filter keeps are exactly the golden lines of that PE and kind.
   trace::TraceFilter tasks;
   tasks.kinds = trace::parse_kinds("tasks");
   std::ostringstream t2;
   trace::write_text(reader, tasks, t2);
-  EXPECT_EQ(t2.str(), "@0 P0.0 task picked 10 'main'\n@5 P1.0 task picked 4 'recv'\n@10 P1.0 task picked 4 'recv'\n");
+  EXPECT_EQ(t2.str(), "@0 P0.0 task picked 10 'main'\n@8 P1.0 task picked 4 'recv'\n@13 P1.0 task picked 4 'recv'\n");
 }
 
 }  // namespace

@@ -1,0 +1,170 @@
+// Issue #16's calibration table from one command: for every row a published figure, what
+// wsemu emulates and the ratio emulated / published. Run on request (not in CI):
+//
+//   build/bin/calibration [--arch wse2|wse3] [--set key=value]... [--rows reduce,kernels]
+//
+// Rows:
+//   reduce   the wafer-scale reduce model (Luczynski et al., HPDC'24, under 4 % error on CS-2):
+//            chain, star and tree on 1-D rows, P = 4..64, B = 1..256 (tests/emulator/reduce_row.hpp
+//            has the programs and the formulas); "published" is the model's formula with the
+//            profile's T_R.
+//   kernels  single-tile-matvec (the SDK benchmark's "N^2 fmacs at one element per cycle"), the
+//            2-D 5-point stencil of the community Stencil2D series (WSE-2 simulator, one
+//            iteration incl. halo exchange: 4x4 PEs of 64^2 and the strong-scaling 256^2 grid
+//            on 8x8, 16x16, 32x32 PEs), each timed by the kernel's own cycle-counter stamps
+//            (min..max over the PEs, as the published figures are).
+// The other rows of kernels/README.md's table (memcpy bandwidth, bandwidth-test, BiCGStab,
+// lib/allreduce, the 3-D FFT) are measured by their kernels' tests and documented there.
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "compiler/layout/build.hpp"
+#include "emulator/arch_profile.hpp"
+#include "firmware/memcpy_protocol.hpp"
+#include "runtime/host/sdk_runtime.hpp"
+#include "tests/emulator/reduce_row.hpp"
+
+namespace {
+
+using namespace wsemu;
+
+std::string source_dir() {
+  const char* s = std::getenv("WSEMU_SOURCE_DIR");
+  return s ? s : WSEMU_DEFAULT_SOURCE_DIR;
+}
+
+void row(const std::string& what, const std::string& published, const std::string& emulated, double ratio) {
+  std::printf("| %s | %s | %s | %.3f |\n", what.c_str(), published.c_str(), emulated.c_str(), ratio);
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
+void reduce_rows(const emu::ArchProfile& p) {
+  std::printf("\n### Reduce model, 1-D rows, T_R = %d (ramp up %d, down %d)\n\n", p.ramp_up_latency,
+              p.ramp_up_latency, p.ramp_down_latency);
+  std::printf("| algorithm, P, B | model cycles | emulated cycles | ratio |\n|---|---|---|---|\n");
+  for (reduce_row::Algorithm a : {reduce_row::Algorithm::CHAIN, reduce_row::Algorithm::STAR, reduce_row::Algorithm::TREE})
+    for (int P : {4, 8, 16, 32, 64})
+      for (int B : {1, 4, 16, 64, 256}) {
+        const double model = reduce_row::model_cycles(a, P, B, p.ramp_up_latency);
+        const reduce_row::Result r = reduce_row::run(p, a, P, B);
+        row(std::string(reduce_row::algorithm_name(a)) + " " + std::to_string(P) + " " + std::to_string(B),
+            number(model), std::to_string(r.cycles()), double(r.cycles()) / model);
+      }
+}
+
+struct Stamps {
+  uint64_t min = UINT64_MAX, max = 0;
+};
+
+compiler::Executable build(const std::string& kernel, const std::map<std::string, int64_t>& params) {
+  compiler::layout::BuildOptions options;
+  options.params = params;
+  options.include_dirs = {firmware::include_dir()};
+  compiler::layout::BuildResult built =
+      compiler::layout::build_layout_file(source_dir() + "/kernels/" + kernel + "/layout.wsl", options);
+  if (!built.ok()) throw std::runtime_error(kernel + " does not build");
+  return *built.executable;
+}
+
+Stamps stamps(runtime::host::SdkRuntime& rt, int kx, int ky) {
+  std::vector<uint32_t> t(size_t(kx * ky) * 4);
+  rt.memcpy_d2h(t, "maxmin_time", 0, 0, kx, ky, 4);
+  Stamps s;
+  for (size_t p = 0; p < size_t(kx * ky); ++p) {
+    const uint64_t start = (uint64_t(t[p * 4 + 1] & 0xFFFF) << 32) | t[p * 4];
+    const uint64_t end = (uint64_t(t[p * 4 + 3] & 0xFFFF) << 32) | t[p * 4 + 2];
+    s.min = std::min(s.min, end - start);
+    s.max = std::max(s.max, end - start);
+  }
+  return s;
+}
+
+runtime::host::RuntimeOptions runtime_options(const std::vector<std::string>& overrides) {
+  runtime::host::RuntimeOptions o;
+  o.backdoor = true;  // the copies are not what these rows time
+  o.profile_overrides = overrides;
+  return o;
+}
+
+void matvec_row(int nb, int kx, int ky, const std::vector<std::string>& overrides) {
+  runtime::host::SdkRuntime rt(build("single-tile-matvec", {{"kx", kx}, {"ky", ky}, {"NB", nb}}),
+                               runtime_options(overrides));
+  rt.load();
+  std::vector<uint32_t> a(size_t(kx * ky * nb * nb), std::bit_cast<uint32_t>(0.5f)),
+      x(size_t(kx * ky * nb), std::bit_cast<uint32_t>(1.0f));
+  rt.memcpy_h2d("A", a, 0, 0, kx, ky, nb * nb);
+  rt.memcpy_h2d("x", x, 0, 0, kx, ky, nb);
+  rt.launch("compute");
+  rt.run_until_quiescent();
+  const Stamps s = stamps(rt, kx, ky);
+  row("single-tile-matvec NB = " + std::to_string(nb), "N^2 = " + std::to_string(nb * nb),
+      std::to_string(s.min) + ".." + std::to_string(s.max), double(s.max) / double(nb * nb));
+}
+
+void stencil_row(int k, int n, uint64_t pub_min, uint64_t pub_max, const std::vector<std::string>& overrides) {
+  runtime::host::SdkRuntime rt(build("stencil-2d-5pt", {{"kx", k}, {"ky", k}, {"M", n}, {"N", n}, {"ITERS", 1}}),
+                               runtime_options(overrides));
+  rt.load();
+  const size_t tile = size_t(n + 2) * size_t(n + 2);
+  std::vector<uint32_t> u0(size_t(k * k) * tile, std::bit_cast<uint32_t>(1.0f)), coeff;
+  for (int p = 0; p < k * k; ++p)
+    for (float v : {0.11f, 0.13f, 0.17f, 0.4f, 0.19f}) coeff.push_back(std::bit_cast<uint32_t>(v));
+  rt.memcpy_h2d("u0", u0, 0, 0, k, k, int(tile));
+  rt.memcpy_h2d("coeff", coeff, 0, 0, k, k, 5);
+  rt.launch("compute");
+  rt.run_until_quiescent();
+  const Stamps s = stamps(rt, k, k);
+  row("stencil-2d-5pt " + std::to_string(k) + "x" + std::to_string(k) + " PEs of " + std::to_string(n) + "^2",
+      std::to_string(pub_min) + ".." + std::to_string(pub_max), std::to_string(s.min) + ".." + std::to_string(s.max),
+      (double(s.min) + double(s.max)) / double(pub_min + pub_max));
+}
+
+void kernel_rows(const std::vector<std::string>& overrides) {
+  std::printf("\n### Kernels (wse2), the kernels' own cycle stamps; ratio of the max (matvec) or of min+max\n\n");
+  std::printf("| row | published | emulated | ratio |\n|---|---|---|---|\n");
+  matvec_row(25, 2, 2, overrides);
+  matvec_row(100, 1, 1, overrides);
+  stencil_row(4, 64, 33374, 35052, overrides);
+  stencil_row(8, 32, 10452, 11501, overrides);
+  stencil_row(16, 16, 3495, 4140, overrides);
+  stencil_row(32, 8, 1420, 1797, overrides);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string arch = "wse2", rows = "reduce,kernels";
+  std::vector<std::string> overrides;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if ((a == "--arch" || a == "--set" || a == "--rows") && i + 1 < argc) {
+      const std::string v = argv[++i];
+      if (a == "--arch") arch = v;
+      if (a == "--set") overrides.push_back(v);
+      if (a == "--rows") rows = v;
+    } else {
+      std::fprintf(stderr, "usage: calibration [--arch wse2|wse3] [--set key=value]... [--rows reduce,kernels]\n");
+      return 2;
+    }
+  }
+  try {
+    const emu::ArchProfile p = emu::arch_profile_with(arch, overrides);
+    if (rows.find("reduce") != std::string::npos) reduce_rows(p);
+    if (rows.find("kernels") != std::string::npos) kernel_rows(overrides);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "calibration: %s\n", e.what());
+    return 3;
+  }
+  return 0;
+}
