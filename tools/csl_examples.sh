@@ -14,6 +14,7 @@ shift
 archs=${*:-wse2 wse3}
 bin=${WSEMU_BIN:-$(dirname "$0")/../build/bin}
 wsemu=$(cd "$bin" && pwd)/wsemu
+source=$(cd "$(dirname "$0")/.." && pwd)  # stripped from messages, as the checkout's paths are
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 printf '| example |'; for a in $archs; do printf ' %s |' "$a"; done; printf '\n|---|'
@@ -55,7 +56,7 @@ for dir in "$root"/tutorials/* "$root"/benchmarks/*; do
     elif [ $compiled -eq 0 ]; then
       printf ' compiles |'
     else
-      first=$(echo "$msg" | grep -m1 -E 'error:' | sed "s#$root/##; s#$dir/##; s/|/\\\\|/g" | cut -c1-150)
+      first=$(echo "$msg" | grep -m1 -E 'error:' | sed "s#$out/##; s#$source/##; s#$root/##; s#$dir/##; s/|/\\\\|/g" | cut -c1-150)
       printf ' %s |' "${first:-failed}"
     fi
   done
