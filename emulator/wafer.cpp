@@ -17,6 +17,14 @@ namespace wsemu::emu {
 
 namespace {
 constexpr size_t kAutoParallelMinTiles = 1024;
+
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kThreadSanitizer = true;
+#elif defined(__has_feature)
+constexpr bool kThreadSanitizer = __has_feature(thread_sanitizer);
+#else
+constexpr bool kThreadSanitizer = false;
+#endif
 }  // namespace
 
 struct Wafer::ThreadPool {
@@ -419,14 +427,29 @@ void Wafer::for_each_band(const std::vector<uint32_t>& items, F&& f) {
     return;
   }
   const size_t bands = std::min(n, size_t(options_.threads) * kBandsPerThread);
+  auto run_band = [&](size_t b) {
+    const size_t lo = n * b / bands, hi = n * (b + 1) / bands;
+    f(items.data() + lo, hi - lo);
+  };
+  if constexpr (kThreadSanitizer) {
+    // Debian's libtbb is not built with TSan, which therefore cannot see parallel_for's join
+    // and calls every read of a band's writes after it a race. Under TSan the bands run on
+    // threads joined in plain sight, so that what it reports is real.
+    const size_t threads = size_t(options_.threads);
+    std::vector<std::thread> workers;
+    for (size_t t = 1; t < threads; ++t)
+      workers.emplace_back([&, t] {
+        for (size_t b = t; b < bands; b += threads) run_band(b);
+      });
+    for (size_t b = 0; b < bands; b += threads) run_band(b);
+    for (std::thread& w : workers) w.join();
+    return;
+  }
   pool_->arena.execute([&] {
     tbb::parallel_for(
         tbb::blocked_range<size_t>(0, bands, 1),
         [&](const tbb::blocked_range<size_t>& r) {
-          for (size_t b = r.begin(); b != r.end(); ++b) {
-            const size_t lo = n * b / bands, hi = n * (b + 1) / bands;
-            f(items.data() + lo, hi - lo);
-          }
+          for (size_t b = r.begin(); b != r.end(); ++b) run_band(b);
         },
         tbb::simple_partitioner());
   });
