@@ -43,6 +43,7 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     return fp16 || n.find("16") != std::string::npos ? 16 : 32;
   };
   std::vector<std::string> ops;
+  std::vector<std::pair<size_t, Value>> comptime_dsds;
   for (size_t i = 0; i < operands.size(); ++i) {
     Value v = eval(*operands[i], ctx);
     if (v.k == Value::K::DSD && v.dsd && (v.dsd->kind == "fabin_dsd" || v.dsd->kind == "fabout_dsd") &&
@@ -51,7 +52,12 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
       d->elem_bits = width(i);
       v.dsd = d;
     }
-    if (v.k == Value::K::DSD || v.k == Value::K::DSR_VAR) {
+    if (v.k == Value::K::DSD) {  // its register is named below, once the lengths are settled
+      ops.emplace_back();
+      comptime_dsds.emplace_back(i, v);
+      continue;
+    }
+    if (v.k == Value::K::DSR_VAR) {
       ops.push_back(dsd_operand(v, operands[i]->span, ctx));
       continue;
     }
@@ -72,6 +78,39 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
       r = keep;
     }
     ops.push_back(reg(r));
+  }
+  // A fabric DSD whose extent differs from the memory operands' length streams as many wavelets
+  // as they hold: the SDK's examples rely on it (topic-12 and topic-13 send a 5-element buffer
+  // through a fabout of extent 1 and their receivers count 5 wavelets), while wsemu's vector
+  // operations want equal lengths.
+  int64_t mem_len = -1;
+  bool mem_agree = true;
+  for (const auto& [i, v] : comptime_dsds) {
+    if (v.dsd->kind != "mem1d_dsd" && v.dsd->kind != "mem4d_dsd") continue;
+    int64_t len = 1;
+    for (int64_t x : v.dsd->extents) len *= x;
+    if (mem_len >= 0 && len != mem_len) mem_agree = false;
+    mem_len = len;
+  }
+  for (auto& [i, v] : comptime_dsds) {
+    const bool fabric = v.dsd->kind == "fabin_dsd" || v.dsd->kind == "fabout_dsd";
+    if (fabric && mem_agree && mem_len > 0 && !v.dsd->extents.empty() && v.dsd->extents[0] != mem_len) {
+      auto d = std::make_shared<DsdValue>(*v.dsd);
+      d->extents[0] = mem_len;
+      v.dsd = d;
+    }
+    // A 16-bit operation over a 32-bit array reads (writes) the low half of each element, as the
+    // hardware's 16-bit word addressing does (topic-14 moves u32 values with @mov16).
+    const bool memory = v.dsd->kind == "mem1d_dsd" || v.dsd->kind == "mem4d_dsd";
+    if (memory && width(i) == 16 && v.dsd->elem_bits == 32) {
+      auto d = std::make_shared<DsdValue>(*v.dsd);
+      d->elem_bits = 16;
+      d->base_offset *= 2;
+      if (d->strides.empty()) d->strides.assign(d->extents.size(), 1);
+      for (int64_t& st : d->strides) st *= 2;
+      v.dsd = d;
+    }
+    ops[i] = dsd_operand(v, operands[i]->span, ctx);
   }
   std::string suffix;
   bool is_async = false;

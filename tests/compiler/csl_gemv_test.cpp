@@ -305,27 +305,58 @@ TEST(CslSpill, LocalsBeyondTheRegistersLiveInMemory) {
 }
 
 // Data task, local task, @activate, global scalars and a run-time if: the east PE sums N values
-// that the west PE streams to it (tests/compiler/programs/tasks).
+// that the west PE streams to it (tests/compiler/programs/tasks), sent through a fabout of extent
+// N, then through one of extent 1 (the memory operand sets the length, as the SDK's topic-12 relies on).
 TEST(CslTasks, DataTaskSumsTheStream) {
   for (const std::string arch : {"wse2", "wse3"}) {
+    for (const std::string send : {"send", "send_extent_1"}) {
+      SCOPED_TRACE(arch + " " + send);
+      const int N = 7;
+      auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/tasks/layout.csl", {{"N", std::to_string(N)}}, arch,
+                                 {4, 3, 1, 1}, "wsemu-csl-tasks-" + arch + "-" + send);
+      ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+      const xt::xarray<float> x = random_array({size_t(N)}, 7);
+      SdkRuntime rt(*r.executable);
+      rt.load();
+      rt.memcpy_h2d("x", words(x), 0, 0, 1, 1, N);
+      rt.launch(send);
+      rt.run_until_quiescent();
+      std::vector<uint32_t> out(2, 0);
+      rt.memcpy_d2h(out, "result", 1, 0, 1, 1, 2);
+      const xt::xarray<float> got = floats(out, {2});
+      double want = 0;
+      for (float v : x) want += v;
+      EXPECT_NEAR(got(0), want, 1e-5);
+      EXPECT_EQ(got(1), float(N));
+    }
+  }
+}
+
+// 16-bit operations over u32 arrays (tests/compiler/programs/halfwords): each touches the low
+// half of every element; the reference is worked per element with masks.
+TEST(CslHalfwords, Mov16AndAdd16OverU32ArraysTouchTheLowHalves) {
+  const int N = 6;
+  const std::vector<uint32_t> a = {0x12345678u, 0xFFFF0001u, 0x0000FFFFu, 0xABCD8000u, 0x00010002u, 0xDEADBEEFu};
+  const std::vector<uint32_t> b0 = {0xAAAA0000u, 0x5555FFFFu, 0x00000000u, 0xFFFFFFFFu, 0x11112222u, 0x80000001u};
+  std::vector<uint32_t> want(N);
+  for (int i = 0; i < N; ++i) {
+    uint32_t lo = a[size_t(i)] & 0xFFFFu;                       // @mov16
+    if (i % 2 == 1) lo = (lo + (a[size_t(i)] & 0xFFFFu)) & 0xFFFFu;  // @add16 on the odd elements
+    want[size_t(i)] = (b0[size_t(i)] & 0xFFFF0000u) | lo;
+  }
+  for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    const int N = 7;
-    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/tasks/layout.csl", {{"N", std::to_string(N)}}, arch,
-                               {4, 3, 1, 1}, "wsemu-csl-tasks-" + arch);
+    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/halfwords/layout.csl", {{"N", std::to_string(N)}}, arch,
+                               {3, 3, 1, 1}, "wsemu-csl-halfwords-" + arch);
     ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-    const xt::xarray<float> x = random_array({size_t(N)}, 7);
     SdkRuntime rt(*r.executable);
     rt.load();
-    rt.memcpy_h2d("x", words(x), 0, 0, 1, 1, N);
-    rt.launch("send");
-    rt.run_until_quiescent();
-    std::vector<uint32_t> out(2, 0);
-    rt.memcpy_d2h(out, "result", 1, 0, 1, 1, 2);
-    const xt::xarray<float> got = floats(out, {2});
-    double want = 0;
-    for (float v : x) want += v;
-    EXPECT_NEAR(got(0), want, 1e-5);
-    EXPECT_EQ(got(1), float(N));
+    rt.memcpy_h2d("a", a, 0, 0, 1, 1, N);
+    rt.memcpy_h2d("b", b0, 0, 0, 1, 1, N);
+    rt.launch("move_low_halves");
+    std::vector<uint32_t> got(size_t(N), 0);
+    rt.memcpy_d2h(got, "b", 0, 0, 1, 1, N);
+    EXPECT_EQ(got, want);
   }
 }
 
