@@ -24,6 +24,7 @@ constexpr int kLen = 5;    // N: elements of broadcast and reduce
 struct Shape {
   std::string arch;
   int w, h;
+  friend void PrintTo(const Shape& s, std::ostream* os) { *os << s.arch << " " << s.w << "x" << s.h; }
 };
 
 class CslCollectives : public ::testing::TestWithParam<Shape> {};
