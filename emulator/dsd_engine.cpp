@@ -351,14 +351,9 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
   ++stats.busy_cycles;
   r.progressed = true;
   if (ctx.events) {
-    TraceEvent e;
-    e.cycle = ctx.now;
-    e.x = uint16_t(ctx.x);
-    e.y = uint16_t(ctx.y);
-    e.kind = TraceKind::INSTRUCTION;
+    TraceEvent& e = ctx.events->add(ctx, TraceKind::INSTRUCTION);
     e.pc = main.pc;
     e.task = uint8_t(main.task);
-    ctx.events->record(e);
   }
   main.busy_until = ctx.now + std::max<uint64_t>(occupied, 1);
   ++main.pc;
@@ -392,16 +387,11 @@ void PeCore::step_op(int slot, const Context& ctx, CycleResult& r) {
   } else if (stalled && slot != kMainThreadOp) {
     ++stats.microthread_stall_cycles[size_t(op.stall.reason)];
     if (ctx.events) {
-      TraceEvent e;
-      e.cycle = ctx.now;
-      e.x = uint16_t(ctx.x);
-      e.y = uint16_t(ctx.y);
-      e.kind = TraceKind::STALL;
+      TraceEvent& e = ctx.events->add(ctx, TraceKind::STALL);
       e.reason = uint8_t(op.stall.reason);
       e.aux = uint8_t(slot);
       e.color = uint8_t(op.stall.color);
       e.pc = op.pc;
-      ctx.events->record(e);
     }
   }
   if (op.done >= op.length) {

@@ -167,17 +167,12 @@ void PeCore::stall_main(StallInfo info, const Context& ctx) {
   main.stall = info;
   ++stats.stall_cycles[size_t(info.reason)];
   if (ctx.events) {
-    TraceEvent e;
-    e.cycle = ctx.now;
-    e.x = uint16_t(ctx.x);
-    e.y = uint16_t(ctx.y);
-    e.kind = TraceKind::STALL;
+    TraceEvent& e = ctx.events->add(ctx, TraceKind::STALL);
     e.reason = uint8_t(info.reason);
     e.aux = 255;
     e.color = uint8_t(info.color);
     e.pc = main.pc;
     e.task = uint8_t(main.task);
-    ctx.events->record(e);
   }
 }
 
@@ -512,14 +507,9 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
         ch.route.current = uint8_t(position);
         ++ch.switch_changes;
         if (ctx.events) {
-          TraceEvent e;
-          e.cycle = ctx.now;
-          e.x = uint16_t(ctx.x);
-          e.y = uint16_t(ctx.y);
-          e.kind = TraceKind::SWITCH_CHANGED;
+          TraceEvent& e = ctx.events->add(ctx, TraceKind::SWITCH_CHANGED);
           e.color = uint8_t(color);
           e.aux = uint8_t(position);
-          ctx.events->record(e);
         }
       }
       break;
@@ -561,14 +551,9 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
   ++stats.busy_cycles;
   r.progressed = true;
   if (ctx.events) {
-    TraceEvent e;
-    e.cycle = ctx.now;
-    e.x = uint16_t(ctx.x);
-    e.y = uint16_t(ctx.y);
-    e.kind = TraceKind::INSTRUCTION;
+    TraceEvent& e = ctx.events->add(ctx, TraceKind::INSTRUCTION);
     e.pc = pc;
     e.task = uint8_t(task_at_issue);
-    ctx.events->record(e);
   }
   main.busy_until = ctx.now + uint64_t(std::max(cost, 1));
   if (main.running) main.pc = next_pc;

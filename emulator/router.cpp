@@ -39,14 +39,9 @@ namespace {
 
 void record_switch(const RouterContext& ctx, const ColorChannel& ch) {
   if (!ctx.events) return;
-  TraceEvent e;
-  e.cycle = ctx.now;
-  e.x = uint16_t(ctx.x);
-  e.y = uint16_t(ctx.y);
-  e.kind = TraceKind::SWITCH_CHANGED;
+  TraceEvent& e = ctx.events->add(ctx, TraceKind::SWITCH_CHANGED);
   e.color = ch.color;
   e.aux = ch.route.current;
-  ctx.events->record(e);
 }
 
 void execute_command(RouterState& r, RampPort* core, ColorChannel& ch, RouterCommand cmd,
@@ -87,16 +82,11 @@ void record_link_stalls(const RouterContext& ctx, const ColorChannel& ch, const 
   for (int d = 0; d < kNumDirections; ++d) {
     const DirectionMask m = DirectionMask(1u << d);
     if (!((backpressured | contended) & m)) continue;
-    TraceEvent e;
-    e.cycle = ctx.now;
-    e.x = uint16_t(ctx.x);
-    e.y = uint16_t(ctx.y);
-    e.kind = TraceKind::LINK_STALL;
+    TraceEvent& e = ctx.events->add(ctx, TraceKind::LINK_STALL);
     e.color = ch.color;
     e.direction = uint8_t(d);
     e.control = w.control;
     e.reason = uint8_t(backpressured & m ? LinkStallReason::BACKPRESSURE : LinkStallReason::CONTENTION);
-    ctx.events->record(e);
   }
 }
 
@@ -195,21 +185,17 @@ void take_input(RouterState& r, RampPort* core, ColorChannel& ch, int src, uint6
 
 // Trace: one WAVELET_HOP per copy, and WAVELET_LANDED where the RAMP copy landed.
 void record_hop(const RouterContext& ctx, const ColorChannel& ch, const Wavelet& out, int d, int landed_in) {
-  TraceEvent e;
-  e.cycle = ctx.now;
-  e.x = uint16_t(ctx.x);
-  e.y = uint16_t(ctx.y);
-  e.kind = TraceKind::WAVELET_HOP;
-  e.color = ch.color;
-  e.direction = uint8_t(d);
-  e.control = out.control;
-  e.payload = out.payload;
-  ctx.events->record(e);
+  TraceEvent& hop = ctx.events->add(ctx, TraceKind::WAVELET_HOP);
+  hop.color = ch.color;
+  hop.direction = uint8_t(d);
+  hop.control = out.control;
+  hop.payload = out.payload;
   if (landed_in != -2) {
-    e.kind = TraceKind::WAVELET_LANDED;
-    e.direction = 0;
+    TraceEvent& e = ctx.events->add(ctx, TraceKind::WAVELET_LANDED);
+    e.color = ch.color;
+    e.control = out.control;
+    e.payload = out.payload;
     e.aux = landed_in < 0 ? uint8_t(255) : uint8_t(landed_in);
-    ctx.events->record(e);
   }
 }
 

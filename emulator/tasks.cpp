@@ -50,14 +50,9 @@ uint64_t PeCore::inputs_ready() const {
 
 void PeCore::record_task_event(const Context& ctx, TraceKind kind, int task) const {
   if (!ctx.events) return;
-  TraceEvent e;
-  e.cycle = ctx.now;
-  e.x = uint16_t(ctx.x);
-  e.y = uint16_t(ctx.y);
-  e.kind = kind;
+  TraceEvent& e = ctx.events->add(ctx, kind);
   e.task = uint8_t(task);
   e.pc = main.pc;
-  ctx.events->record(e);
 }
 
 bool PeCore::try_pick(const Context& ctx, CycleResult& r) {

@@ -67,6 +67,21 @@ class EventSink {
 class EventRecorder {
  public:
   void record(const TraceEvent& e) { events_.push_back(e); }
+  // Records an event of `kind` at PE (x, y) in `cycle` and returns it for the caller to fill in
+  // the kind's own fields (valid until the next event is recorded).
+  TraceEvent& add(uint64_t cycle, int x, int y, TraceKind kind) {
+    TraceEvent& e = events_.emplace_back();
+    e.cycle = cycle;
+    e.x = uint16_t(x);
+    e.y = uint16_t(y);
+    e.kind = kind;
+    return e;
+  }
+  // The same at a stepping context's PE and cycle (its `now`, `x`, `y`).
+  template <typename Context>
+  TraceEvent& add(const Context& ctx, TraceKind kind) {
+    return add(ctx.now, ctx.x, ctx.y, kind);
+  }
   std::vector<TraceEvent>& events() { return events_; }
 
  private:
