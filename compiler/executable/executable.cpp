@@ -182,18 +182,21 @@ std::vector<std::string> validate(const Executable& exe) {
       add(what + " names a missing rect");
       continue;
     }
+    // Not every program of the rect need define it (the SDK exports a symbol on the PEs whose
+    // program has it); the host's copy to a PE without it is a usage error at the call.
+    bool defined = false;
     for (int32_t p : programs_of(exe.rects[s.rect])) {
       const isa::Symbol* sym = exe.programs[static_cast<size_t>(p)].object.find_symbol(s.program_symbol);
       const std::string in = "program " + std::to_string(p) + " ('" +
                              exe.programs[static_cast<size_t>(p)].source_path + "')";
-      if (!sym)
-        add(what + " names '" + s.program_symbol + "', which " + in + " does not define");
-      else if (sym->type != s.type || sym->count < s.elems_per_pe)
+      defined |= sym != nullptr;
+      if (sym && (sym->type != s.type || sym->count < s.elems_per_pe))
         add(what + " says " + std::to_string(s.elems_per_pe) + " " +
             std::string(isa::elem_type_name(s.type)) + " per PE, but '" + s.program_symbol +
             "' of " + in + " is " + std::string(isa::elem_type_name(sym->type)) + "[" +
             std::to_string(sym->count) + "]");
     }
+    if (!defined) add(what + " names '" + s.program_symbol + "', which no program of its rect defines");
   }
   for (const HostFunction& f : exe.functions) {
     const std::string what = "function '" + f.name + "'";

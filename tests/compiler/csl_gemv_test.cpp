@@ -5,6 +5,7 @@
 
 #include "compiler/csl/cslc.hpp"
 #include "tests/compiler/csl_test_support.hpp"
+#include "runtime/host/host_error.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/gemv_tiles.hpp"
 #include "tests/e2e/kernel_harness.hpp"
@@ -328,6 +329,14 @@ TEST(CslTasks, DataTaskSumsTheStream) {
       for (float v : x) want += v;
       EXPECT_NEAR(got(0), want, 1e-5);
       EXPECT_EQ(got(1), float(N));
+      // 'result' is exported by the receiver's program only: a copy from the sender is refused.
+      try {
+        rt.memcpy_d2h(out, "result", 0, 0, 1, 1, 2);
+        ADD_FAILURE() << "a copy from a PE that does not export 'result' was accepted";
+      } catch (const runtime::host::HostError& e) {
+        EXPECT_EQ(e.kind(), runtime::host::HostError::Kind::USAGE) << e.what();
+        EXPECT_NE(std::string(e.what()).find("PE (1, 1) runs no program defining 'result'"), std::string::npos) << e.what();
+      }
     }
   }
 }

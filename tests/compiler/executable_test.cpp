@@ -179,8 +179,8 @@ TEST(Executable, RejectsInconsistentContents) {
   bad = sample();
   bad.symbols[0].program_symbol = "missing";
   EXPECT_EQ(load_error(serialize_executable(bad)),
-            "k.wsx: corrupted executable: symbol 'y' names 'missing', which program 0 ('pe.wsa') "
-            "does not define");
+            "k.wsx: corrupted executable: symbol 'y' names 'missing', which no program of its rect "
+            "defines");
   bad = sample();
   bad.symbols[0].elems_per_pe = 5;
   EXPECT_EQ(load_error(serialize_executable(bad)),
