@@ -53,6 +53,7 @@ enum class ExprKind {
 struct SwitchCase {
   std::vector<ExprPtr> values;  // empty: else
   ExprPtr result;
+  StmtPtr block;                // a `{ ... }` prong instead of a result: the switch is a statement
   Span span;
 };
 

@@ -193,6 +193,8 @@ class Compiler {
   Value gen_unary(const std::string& op, Value a, Span at, Ctx& ctx);
   Value gen_convert(const Value& v, const TypeRef& t, Span at, Ctx& ctx);
   Value gen_if_expr(const Expr& e, const Value& cond, Ctx& ctx);
+  Value gen_switch(const Expr& e, const Value& x, Ctx& ctx);  // statements.cpp: a run-time switch
+  Value switch_case(const SwitchCase& c, Ctx& ctx);           // expression.cpp
   void gen_vector_op(const Expr& e, Ctx& ctx);
   static bool options_async(const Expr* options);
   void gen_stmt(const Stmt& s, Ctx& ctx);

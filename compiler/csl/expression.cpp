@@ -277,6 +277,7 @@ Value Compiler::eval(const Expr& e, Ctx& ctx) {
     }
     case ExprKind::SWITCH: {
       Value x = rvalue(eval(*e.args[0], ctx), e.args[0]->span, ctx);
+      if (!x.is_comptime() && ctx.gen) return gen_switch(e, x, ctx);
       if (!x.is_comptime()) fail(e.span, "unsupported: 'switch' on a run-time value");
       const SwitchCase* chosen = nullptr;
       for (const SwitchCase& c : e.switch_cases) {
@@ -294,15 +295,29 @@ Value Compiler::eval(const Expr& e, Ctx& ctx) {
             if (cv.k == K::ENUM && cv.i < 0 && x.type) cv = coerce(cv, x.type, v->span, ctx);
             hit = to_bool(binary("==", x, cv, v->span, ctx), v->span, "");
           }
-          if (hit) return eval(*c.result, ctx);
+          if (hit) return switch_case(c, ctx);
         }
       }
       if (!chosen) fail(e.span, "the switch has no case for " + x.str() + " and no 'else'");
-      return eval(*chosen->result, ctx);
+      return switch_case(*chosen, ctx);
     }
     case ExprKind::RANGE: fail(e.span, "a range 'a...b' is only allowed as a switch case");
   }
   fail(e.span, "unsupported expression");
+}
+
+// The chosen prong of a comptime switch: its value, or its block run (at comptime, or generated
+// in run-time code).
+Value Compiler::switch_case(const SwitchCase& c, Ctx& ctx) {
+  if (!c.block) return eval(*c.result, ctx);
+  if (ctx.gen) {
+    gen_stmt(*c.block, ctx);
+    return Value{};
+  }
+  Value ret;
+  if (exec_block(c.block->body, ctx, &ret) != Flow::NORMAL)
+    fail(c.span, "unsupported: break, continue or return inside a comptime switch prong");
+  return Value{};
 }
 
 }  // namespace wsemu::compiler::csl

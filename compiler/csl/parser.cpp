@@ -288,7 +288,9 @@ class Parser {
       return s;
     }
     s = simple_statement();
-    expect(";", "after the statement");
+    // A switch statement ends with its '}' (as in Zig); a ';' after it is allowed.
+    if (s->kind == StmtKind::EXPR && s->value && s->value->kind == ExprKind::SWITCH) accept(";");
+    else expect(";", "after the statement");
     return s;
   }
 
@@ -662,7 +664,8 @@ class Parser {
         } while (accept(",") && !is("=>"));
       }
       expect("=>", "after the switch case values");
-      c.result = expr();
+      if (is("{")) c.block = statement();
+      else c.result = expr();
       e->switch_cases.push_back(std::move(c));
       if (!accept(",")) break;
     }

@@ -512,5 +512,44 @@ Value Compiler::gen_if_expr(const Expr& e, const Value& cond, Ctx& ctx) {
   return runtime(rd, t);
 }
 
-}  // namespace wsemu::compiler::csl
+// A switch on a run-time integer, as a statement: one compare-and-branch per case value, then
+// each prong's code and a jump to the end (a prong's value, if any, is dropped).
+Value Compiler::gen_switch(const Expr& e, const Value& x, Ctx& ctx) {
+  if (x.k != Value::K::RUNTIME || !x.type || x.type->kind != TK::INT)
+    fail(e.span, "unsupported: a run-time 'switch' on a " + (x.type ? x.type->str() : x.str()) + " (integers only)");
+  Program& p = *ctx.gen->p;
+  const int xr = int(x.i);
+  const std::string end = new_label(ctx, "switch_end");
+  std::vector<std::string> labels;
+  std::string else_label = end;
+  for (const SwitchCase& c : e.switch_cases) {
+    labels.push_back(new_label(ctx, "case"));
+    if (c.values.empty()) {
+      else_label = labels.back();
+      continue;
+    }
+    for (const ExprPtr& v : c.values) {
+      if (v->kind == ExprKind::RANGE) fail(v->span, "unsupported: a range case in a run-time switch");
+      const Value cv = coerce(eval_comptime(*v, ctx, "a case value"), x.type, v->span, ctx);
+      const int t = alloc_temp(ctx, v->span);
+      emit(ctx, "li " + reg(t) + ", " + std::to_string(int64_t(int32_t(uint32_t(cv.i)))), v->span);
+      emit(ctx, "beq " + reg(xr) + ", " + reg(t) + ", " + labels.back(), v->span);
+      free_temp(ctx, t);
+    }
+  }
+  emit(ctx, "jmp " + else_label, e.span);
+  free_temp(ctx, xr);
+  const int top = ctx.gen->temp_top;
+  for (size_t i = 0; i < e.switch_cases.size(); ++i) {
+    const SwitchCase& c = e.switch_cases[i];
+    p.code.push_back(labels[i] + ":");
+    if (c.block) gen_stmt(*c.block, ctx);
+    else (void)eval(*c.result, ctx);
+    ctx.gen->temp_top = top;
+    emit(ctx, "jmp " + end, c.span);
+  }
+  p.code.push_back(end + ":");
+  return Value{};
+}
 
+}  // namespace wsemu::compiler::csl

@@ -369,5 +369,37 @@ TEST(CslHalfwords, Mov16AndAdd16OverU32ArraysTouchTheLowHalves) {
   }
 }
 
+// A switch on a run-time value (tests/compiler/programs/switch); the reference is the same
+// switch written in C++.
+TEST(CslSwitch, RunTimeSwitchStatementPicksTheProng) {
+  const std::vector<int32_t> x = {0, 1, 2, 3, -7, 0, -2, 40};
+  const int N = int(x.size());
+  std::vector<uint32_t> want, xw;
+  for (int32_t v : x) {
+    int32_t y = 0;
+    switch (v) {
+      case 0: y = 100; break;
+      case 1: case 2: y = 200 + v; break;
+      case -7: y = 7; break;
+      default: y = v * 3;
+    }
+    want.push_back(uint32_t(y));
+    xw.push_back(uint32_t(v));
+  }
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/switch/layout.csl", {{"N", std::to_string(N)}}, arch,
+                               {3, 3, 1, 1}, "wsemu-csl-switch-" + arch);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    rt.memcpy_h2d("x", xw, 0, 0, 1, 1, N);
+    rt.launch("classify");
+    std::vector<uint32_t> got(size_t(N), 0);
+    rt.memcpy_d2h(got, "y", 0, 0, 1, 1, N);
+    EXPECT_EQ(got, want);
+  }
+}
+
 }  // namespace
 }  // namespace wsemu::testing
