@@ -219,14 +219,29 @@ std::string Compiler::write_layout() {
           for (size_t i = 0; i < d.size(); ++i) s += (i ? ", " : "") + d[i];
           return s + "]";
         };
-        std::string line = "  route " + std::to_string(rc.color) + " rx " + set(rc.rx) + " tx " + set(rc.tx);
+        // A direction that leaves the kernel rectangle leads to no PE of the program: the SDK
+        // compiles such routes (gemv-08's last column, game-of-life's edges configure them and
+        // never send there), so they are dropped here (a route left with nowhere to go, whole);
+        // a wavelet sent there anyway then finds no route at run time, a kernel error.
+        auto inside = [&](const std::vector<std::string>& d) {
+          std::vector<std::string> kept;
+          for (const std::string& dir : d) {
+            const int nx = rc.x + (dir == "E" ? 1 : dir == "W" ? -1 : 0), ny = rc.y + (dir == "S" ? 1 : dir == "N" ? -1 : 0);
+            if (nx >= 0 && nx < rect_w && ny >= 0 && ny < rect_h) kept.push_back(dir);
+          }
+          return kept;
+        };
+        if (inside(rc.tx).empty() && rc.pos_rx.empty()) continue;  // it led only off the rectangle
+        std::string line = "  route " + std::to_string(rc.color) + " rx " + set(rc.rx) + " tx " + set(inside(rc.tx));
         if (!rc.pos_rx.empty()) {
           line += " switch {";
           for (size_t p = 0; p < 3; ++p) {
             if (rc.pos_rx[p].empty() && rc.pos_tx[p].empty()) continue;
             line += " pos" + std::to_string(p + 1);
             if (!rc.pos_rx[p].empty()) line += " rx " + set(rc.pos_rx[p]);
-            if (!rc.pos_tx[p].empty()) line += " tx " + set(rc.pos_tx[p]);
+            // (an empty set here would mean "as position 0", so a position left with no
+            // direction inside keeps its own and the layout checker names it)
+            if (!rc.pos_tx[p].empty()) line += " tx " + set(inside(rc.pos_tx[p]).empty() ? rc.pos_tx[p] : inside(rc.pos_tx[p]));
           }
           if (rc.current_switch_pos) line += " current " + std::to_string(rc.current_switch_pos);
           if (rc.ring_mode) line += " ring";

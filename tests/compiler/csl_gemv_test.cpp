@@ -316,6 +316,7 @@ TEST(CslTasks, DataTaskSumsTheStream) {
       auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/tasks/layout.csl", {{"N", std::to_string(N)}}, arch,
                                  {4, 3, 1, 1}, "wsemu-csl-tasks-" + arch + "-" + send);
       ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+      EXPECT_NE(r.layout_wsl.find("route 3 rx [W] tx [RAMP] where"), std::string::npos) << r.layout_wsl;
       const xt::xarray<float> x = random_array({size_t(N)}, 7);
       SdkRuntime rt(*r.executable);
       rt.load();
