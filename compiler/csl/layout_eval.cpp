@@ -221,8 +221,8 @@ std::string Compiler::write_layout() {
         };
         // A direction that leaves the kernel rectangle leads to no PE of the program: the SDK
         // compiles such routes (gemv-08's last column, game-of-life's edges configure them and
-        // never send there), so they are dropped here (a route left with nowhere to go, whole);
-        // a wavelet sent there anyway then finds no route at run time, a kernel error.
+        // never send there), so they are dropped here (a route left with nowhere to go, whole;
+        // a wavelet sent on it then waits in its output queue, and the hang report names it).
         auto inside = [&](const std::vector<std::string>& d) {
           std::vector<std::string> kept;
           for (const std::string& dir : d) {
