@@ -38,6 +38,7 @@ void Compiler::generate_functions(Program& p) {
     g.fi = fi;
     g.ret_label = "L$ret_" + fi->label;
     g.spill = fi->label + "$spill";
+    collect_addressed(fn.body, g.addressed);
     Scope scope;
     Ctx ctx;
     ctx.mod = fi->mod;
@@ -200,6 +201,37 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
   for (size_t k = 0; k < saved.size(); ++k)
     emit(ctx, "ld32 " + reg(saved[k]) + ", [" + g.spill + " + " + std::to_string(4 * k) + "]", at);
   return result;
+}
+
+namespace {
+
+void collect_addressed(const Expr* e, std::set<std::string>& out) {
+  if (!e) return;
+  if (e->kind == ExprKind::UNARY && e->text == "&" && !e->args.empty() && e->args[0] && e->args[0]->kind == ExprKind::IDENT)
+    out.insert(e->args[0]->text);
+  for (const ExprPtr& a : e->args) collect_addressed(a.get(), out);
+  for (const SwitchCase& c : e->switch_cases) {
+    for (const ExprPtr& v : c.values) collect_addressed(v.get(), out);
+    collect_addressed(c.result.get(), out);
+    if (c.block) collect_addressed(c.block->body, out);
+  }
+}
+
+}  // namespace
+
+void collect_addressed(const std::vector<StmtPtr>& body, std::set<std::string>& out) {
+  for (const StmtPtr& s : body) {
+    if (!s) continue;
+    collect_addressed(s->value.get(), out);
+    collect_addressed(s->target.get(), out);
+    for (const ExprPtr& it : s->iterables) collect_addressed(it.get(), out);
+    collect_addressed(s->body, out);
+    collect_addressed(s->else_body, out);
+    if (s->step) {
+      collect_addressed(s->step->value.get(), out);
+      collect_addressed(s->step->target.get(), out);
+    }
+  }
 }
 
 }  // namespace wsemu::compiler::csl

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <set>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -36,7 +37,11 @@ struct FnGen {
   std::string spill;                // name of the spill area
   int spill_words = 0;
   int dsr_temp = 0;                 // expression-temporary descriptor registers used by this statement
+  std::set<std::string> addressed;  // names whose address the body takes (`&x`): such locals live in memory
 };
+
+// The names `&name` is applied to anywhere in these statements.
+void collect_addressed(const std::vector<StmtPtr>& body, std::set<std::string>& out);
 
 inline std::string reg(int r) { return "r" + std::to_string(r); }
 inline bool is_temp(int r) { return r >= 1 && r <= 7; }

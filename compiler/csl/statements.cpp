@@ -180,11 +180,11 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
         return;
       }
       b.reg = -1;
-      for (int r = 8; r <= kLastLocalReg && b.reg < 0; ++r)
+      for (int r = 8; r <= kLastLocalReg && b.reg < 0 && !g.addressed.count(s.name); ++r)
         if (!g.pool[size_t(r)]) b.reg = r;
       if (b.reg < 0) {
-        // No register left: the local lives in a data word of its function (no recursion in
-        // CSL), read and written with loads and stores.
+        // No register left, or its address is taken: the local lives in a data word of its
+        // function (no recursion in CSL), read and written with loads and stores.
         if (t->byte_size() != 2 && t->byte_size() != 4) fail(s.span, "unsupported: a " + t->str() + " local");
         auto gv = std::make_unique<GlobalVar>();
         gv->csl_name = s.name;

@@ -402,5 +402,22 @@ TEST(CslSwitch, RunTimeSwitchStatementPicksTheProng) {
   }
 }
 
+// Locals whose address is taken (tests/compiler/programs/locals): worked by hand, a = 5 + 3,
+// b = 7 + a, c = 100 + b.
+TEST(CslLocals, AddressOfALocalReachesTheCallee) {
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/locals/layout.csl", {}, arch, {3, 3, 1, 1},
+                                "wsemu-csl-locals-" + arch);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    rt.launch("run");
+    std::vector<uint32_t> got(3, 0);
+    rt.memcpy_d2h(got, "out", 0, 0, 1, 1, 3);
+    EXPECT_EQ(got, (std::vector<uint32_t>{8, 15, 115}));
+  }
+}
+
 }  // namespace
 }  // namespace wsemu::testing
