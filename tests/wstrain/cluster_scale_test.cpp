@@ -10,30 +10,17 @@
 #include <string>
 
 #include "runtime/wstrain/orchestrator.hpp"
+#include "tests/wstrain/train_test_support.hpp"
 
 namespace wsemu::wstrain {
 namespace {
 
-std::string bin_dir() {
-  const char* dir = std::getenv("WSEMU_BIN_DIR");
-  return dir != nullptr ? dir : "build/bin";
-}
-
 TrainOptions sixteen_wafers(uint32_t fanout, uint32_t shards) {
-  TrainOptions o;
-  o.run.model = "mlp:16,12,4";
-  o.run.dataset = "synthetic";
-  o.run.synthetic_samples = 512;
+  TrainOptions o = synthetic_run(16, 4);
   o.run.batch = 32;  // two samples per wafer
-  o.run.wafers = 16;
-  o.run.steps = 4;
   o.fanout = fanout;
   o.memoryx_shards = shards;
   o.checkpoint_every = 1;
-  o.optimizer.kind = train::OptimizerKind::adam;
-  o.optimizer.learning_rate = 0.01f;
-  o.verify = true;
-  o.wsemu_binary = bin_dir() + "/wsemu";
   return o;
 }
 

@@ -8,27 +8,16 @@
 #include <sstream>
 
 #include "runtime/wstrain/orchestrator.hpp"
+#include "tests/wstrain/train_test_support.hpp"
 
 namespace wsemu::wstrain {
 namespace {
 
-std::string bin_dir() {
-  const char* dir = std::getenv("WSEMU_BIN_DIR");
-  return dir != nullptr ? dir : "build/bin";
-}
-
 TEST(WsTrainNetwork, ASlowLinkAddsCyclesNotDifferencesAndTheCyclesRepeat) {
-  TrainOptions o;
-  o.run.model = "mlp:16,12,4";
-  o.run.dataset = "synthetic";
-  o.run.synthetic_samples = 512;
+  TrainOptions o = synthetic_run(3, 4);
   o.run.batch = 24;
-  o.run.wafers = 3;
-  o.run.steps = 4;
+  o.optimizer.kind = train::OptimizerKind::sgd;
   o.fanout = 2;  // two SwarmX levels
-  o.optimizer.learning_rate = 0.01f;
-  o.verify = true;
-  o.wsemu_binary = bin_dir() + "/wsemu";
   std::ostringstream progress;
   const TrainReport fast = run_training(o, progress);
   o.run.net = {"down.swarmx-wafer.gbs=0.05", "memoryx.optimizer-gparams=0.001"};

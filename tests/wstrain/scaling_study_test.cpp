@@ -12,22 +12,11 @@
 #include <string>
 #include <vector>
 
+#include "tests/wstrain/train_test_support.hpp"
+
 namespace {
 
-std::string bin_dir() {
-  const char* dir = std::getenv("WSEMU_BIN_DIR");
-  return dir != nullptr ? dir : "build/bin";
-}
-
-int run_cli(const std::string& args, std::string& output) {
-  FILE* pipe = ::popen((bin_dir() + "/wsemu " + args + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return -1;
-  char buffer[4096];
-  output.clear();
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+using wsemu::wstrain::run_cli;
 
 std::vector<std::string> split(const std::string& line) {
   std::vector<std::string> cells;

@@ -11,29 +11,10 @@
 #include <sstream>
 
 #include "runtime/wstrain/orchestrator.hpp"
+#include "tests/wstrain/train_test_support.hpp"
 
 namespace wsemu::wstrain {
 namespace {
-
-std::string bin_dir() {
-  const char* dir = std::getenv("WSEMU_BIN_DIR");
-  return dir != nullptr ? dir : "build/bin";
-}
-
-TrainOptions synthetic_run(size_t wafers, uint64_t steps) {
-  TrainOptions o;
-  o.run.model = "mlp:16,12,4";
-  o.run.dataset = "synthetic";
-  o.run.synthetic_samples = 512;
-  o.run.batch = 16;
-  o.run.wafers = wafers;
-  o.run.steps = steps;
-  o.optimizer.kind = train::OptimizerKind::adam;
-  o.optimizer.learning_rate = 0.01f;
-  o.verify = true;
-  o.wsemu_binary = bin_dir() + "/wsemu";
-  return o;
-}
 
 void expect_bit_identical_every_step(const TrainReport& report) {
   ASSERT_FALSE(report.steps.empty());
@@ -144,17 +125,6 @@ TEST(WsTrain, SparseStreamsCarryOnlyKeptWeightsAndStillMatch) {
   EXPECT_LT(s.weight_wavelets_in, d.weight_wavelets_in);
   EXPECT_LT(s.gradient_wavelets_out, d.gradient_wavelets_out / 2);
   EXPECT_EQ(sparse.test_accuracy, dense.test_accuracy);  // the same model, the same numbers
-}
-
-int run_cli(const std::string& args, std::string& output) {
-  const std::string command = bin_dir() + "/wsemu " + args + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return -1;
-  char buffer[4096];
-  output.clear();
-  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 TEST(WsTrain, BadOptionsAreClearErrors) {

@@ -1,0 +1,47 @@
+// What the `wsemu train` tests share: where the built programs are, running the CLI, and the
+// small synthetic run (mlp:16,12,4, 512 samples, batch 16, Adam at 0.01, --verify) each test
+// starts from and changes what it is about.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "runtime/wstrain/orchestrator.hpp"
+
+namespace wsemu::wstrain {
+
+inline std::string bin_dir() {
+  const char* dir = std::getenv("WSEMU_BIN_DIR");
+  return dir != nullptr ? dir : "build/bin";
+}
+
+// Runs `wsemu ARGS` and returns its exit status (-1: it did not exit), with stdout and stderr.
+inline int run_cli(const std::string& args, std::string& output) {
+  FILE* pipe = ::popen((bin_dir() + "/wsemu " + args + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return -1;
+  char buffer[4096];
+  output.clear();
+  while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+inline TrainOptions synthetic_run(size_t wafers, uint64_t steps) {
+  TrainOptions o;
+  o.run.model = "mlp:16,12,4";
+  o.run.dataset = "synthetic";
+  o.run.synthetic_samples = 512;
+  o.run.batch = 16;
+  o.run.wafers = wafers;
+  o.run.steps = steps;
+  o.optimizer.kind = train::OptimizerKind::adam;
+  o.optimizer.learning_rate = 0.01f;
+  o.verify = true;
+  o.wsemu_binary = bin_dir() + "/wsemu";
+  return o;
+}
+
+}  // namespace wsemu::wstrain
