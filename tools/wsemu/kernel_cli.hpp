@@ -32,7 +32,7 @@ struct KernelCliArgs {
   std::vector<std::string> inputs, outputs;
   std::string launch;
   std::vector<uint32_t> launch_args;
-  int threads = 1;
+  int threads = 0;
   uint64_t max_cycles = 1'000'000'000;
   std::string stats_path;
   bool backdoor = false;
@@ -50,8 +50,11 @@ inline void add_kernel_options(CLI::App& app, KernelCliArgs& a) {
   app.add_option("--launch", a.launch, "Exported function to launch (default: the only one)");
   app.add_option("--arg", a.launch_args, "A u32 argument of the launched function (repeatable, up to 8)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app.add_option("--threads", a.threads, "Emulator threads (results are identical for any count)")
-      ->check(CLI::Range(1, 256));
+  app.add_option("--threads", a.threads,
+                 "Emulator threads; 0: the machine's cores, used from 1024 active PEs on (results are identical "
+                 "for any count)")
+      ->check(CLI::Range(0, 256))
+      ->capture_default_str();
   app.add_option("--max-cycles", a.max_cycles, "Stop with exit code 5 after this many cycles");
   app.add_option("--stats", a.stats_path, "Write the run's statistics as JSON to this file");
   app.add_flag("--backdoor", a.backdoor,
