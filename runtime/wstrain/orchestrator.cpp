@@ -152,6 +152,10 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
     lo.memoryx_args = {"--checkpoint-every", std::to_string(options.checkpoint_every), "--step-atomic"};
     local = std::make_unique<cluster::LocalCluster>(lo);
     local->start();
+    if (options.kill_swarmx_after_step >= 0 && options.kill_swarmx_index >= int64_t(local->swarmx_count()))
+      throw std::invalid_argument(fmt::format("--kill-swarmx-index {}: the tree has {} SwarmX nodes (0 to {})",
+                                              options.kill_swarmx_index, local->swarmx_count(),
+                                              local->swarmx_count() - 1));
     token = local->token();
     token_file = local->token_file();
     memoryx = local->memoryx_addresses();
@@ -461,8 +465,6 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
       if (local && options.kill_swarmx_after_step >= 0 && step + 1 == static_cast<uint64_t>(options.kill_swarmx_after_step)) {
         const size_t node = options.kill_swarmx_index < 0 ? local->root_index()
                                                            : static_cast<size_t>(options.kill_swarmx_index);
-        if (node >= local->swarmx_count())
-          throw fail(fmt::format("--kill-swarmx-index {}: the tree has {} SwarmX nodes", node, local->swarmx_count()));
         out << (options.progress_bar ? "\n" : "")
             << fmt::format("killing SwarmX node {} (SIGKILL) after step {} ...\n", node, step + 1) << std::flush;
         local->kill_swarmx(node, SIGKILL);

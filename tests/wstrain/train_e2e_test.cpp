@@ -138,6 +138,10 @@ TEST(WsTrain, BadOptionsAreClearErrors) {
   EXPECT_EQ(run_cli("train --model mlp:16,x --dataset synthetic --steps 1", out), 2);
   EXPECT_EQ(run_cli("train --optimizer momentum --momentum 0 --model mlp:16,4 --dataset synthetic --steps 1", out), 2);
   EXPECT_NE(out.find("MemoryX reads 0"), std::string::npos) << out;
+  // Two wafers under one SwarmX node: there is no node 3 to kill.
+  EXPECT_EQ(run_cli("train --model mlp:16,4 --dataset synthetic --wafers 2 --steps 2 --kill-swarmx-after-step 1 "
+                    "--kill-swarmx-index 3", out), 2);
+  EXPECT_NE(out.find("the tree has 1 SwarmX nodes (0 to 0)"), std::string::npos) << out;
   // Numbers out of range are usage errors before anything starts: "-5" once wrapped to 2^64 - 5
   // steps, and NaN slipped past every comparison.
   for (const std::string bad : {"--steps -5", "--steps 0", "--epochs 0", "--epochs -1", "--epochs nan",
