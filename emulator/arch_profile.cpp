@@ -52,43 +52,37 @@ constexpr Width kWidths[] = {
     {Timing::V_SLR16, 1, 4},  {Timing::V_SAR16, 1, 4},  {Timing::V_ADDC16, 1, 8},
 };
 
-ArchProfile make_wse2() {
-  ArchProfile p;
-  p.name = "wse2";
-  p.num_input_queues = 8;
-  p.num_output_queues = 6;
-  p.input_queue_depth = {6, 6, 4, 4, 2, 2, 2, 2};
-  p.output_queue_depth = {2, 2, 6, 6, 2, 2, 0, 0};
-  p.microthreads = 8;
-  p.explicit_microthreads = false;
-  p.data_task_by_queue = false;
-  p.data_task_first = 0;
-  p.data_task_last = 23;
-  p.local_task_first = 0;
-  p.local_task_last = 30;
-  p.num_filters = 6;
-  set_scalar_cycles(p);
-  for (const Width& w : kWidths) set(p, w.t, w.wse2);
-  return p;
-}
+// What differs between the architectures, one row each; the rest is the same on both (the
+// defaults in arch_profile.hpp: 8 microthreads, data tasks from 0, local tasks to 30, 6 range
+// filters, which is not published for WSE-3 and assumed equal to WSE-2's).
+struct ArchRow {
+  const char* name;
+  int input_queues, output_queues;
+  std::array<int, isa::kNumQueues> input_queue_depth, output_queue_depth;
+  bool explicit_microthreads, data_task_by_queue;
+  int data_task_last, local_task_first;
+  int Width::*simd;  // its column of kWidths
+};
+// Columns: name, input and output queues, their depths, explicit microthreads, data task by
+// queue, last data task, first local task, SIMD widths.
+constexpr ArchRow kArchRows[] = {
+    {"wse2", 8, 6, {6, 6, 4, 4, 2, 2, 2, 2}, {2, 2, 6, 6, 2, 2, 0, 0}, false, false, 23, 0, &Width::wse2},
+    {"wse3", 8, 8, {8, 8, 4, 4, 4, 4, 4, 4}, {8, 8, 8, 8, 8, 8, 8, 8}, true, true, 7, 8, &Width::wse3},
+};
 
-ArchProfile make_wse3() {
+ArchProfile make_profile(const ArchRow& row) {
   ArchProfile p;
-  p.name = "wse3";
-  p.num_input_queues = 8;
-  p.num_output_queues = 8;
-  p.input_queue_depth = {8, 8, 4, 4, 4, 4, 4, 4};
-  p.output_queue_depth = {8, 8, 8, 8, 8, 8, 8, 8};
-  p.microthreads = 8;
-  p.explicit_microthreads = true;
-  p.data_task_by_queue = true;
-  p.data_task_first = 0;
-  p.data_task_last = 7;
-  p.local_task_first = 8;
-  p.local_task_last = 30;
-  p.num_filters = 6;  // not published for WSE-3; assumed equal to WSE-2
+  p.name = row.name;
+  p.num_input_queues = row.input_queues;
+  p.num_output_queues = row.output_queues;
+  p.input_queue_depth = row.input_queue_depth;
+  p.output_queue_depth = row.output_queue_depth;
+  p.explicit_microthreads = row.explicit_microthreads;
+  p.data_task_by_queue = row.data_task_by_queue;
+  p.data_task_last = row.data_task_last;
+  p.local_task_first = row.local_task_first;
   set_scalar_cycles(p);
-  for (const Width& w : kWidths) set(p, w.t, w.wse3);
+  for (const Width& w : kWidths) set(p, w.t, w.*row.simd);
   return p;
 }
 
@@ -170,8 +164,8 @@ std::string format_value(const Field& f, const ArchProfile& p) {
 }  // namespace
 
 const ArchProfile& arch_profile(std::string_view name) {
-  static const ArchProfile wse2 = make_wse2();
-  static const ArchProfile wse3 = make_wse3();
+  static const ArchProfile wse2 = make_profile(kArchRows[0]);
+  static const ArchProfile wse3 = make_profile(kArchRows[1]);
   if (name == "wse2") return wse2;
   if (name == "wse3") return wse3;
   config_error(fmt::format("unknown architecture '{}' (known: wse2, wse3)", name));
