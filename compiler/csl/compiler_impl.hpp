@@ -180,9 +180,11 @@ class Compiler {
   void run_comptime_blocks(ModuleInstance* mod);
   int64_t to_int(const Value& v, Span at, const std::string& what);
   bool to_bool(const Value& v, Span at, const std::string& what);
+  // (call, call_comptime, exec, exec_block, declare_var: comptime_exec.cpp)
 
   // ---- builtins.cpp ----
   Value builtin(const Expr& e, Ctx& ctx);
+  // ---- dsd_builtins.cpp ----
   Value make_dsd(const Expr& e, Ctx& ctx);
   std::shared_ptr<DsdValue> tensor_access_dsd(const Expr& ta, const std::string& kind, Ctx& ctx);
 

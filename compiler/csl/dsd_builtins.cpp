@@ -1,0 +1,197 @@
+// The DSD builtins' comptime side: @get_dsd (its fields, the queues its fabric DSDs bind) and the
+// tensor access of a memory DSD (|i|{M} -> A[...], an affine index turned into base, extents and
+// strides). Run-time DSD changes and DSD operands are codegen's (vector_ops.cpp, calls.cpp).
+#include "compiler/csl/compiler_impl.hpp"
+
+namespace wsemu::compiler::csl {
+
+Value Compiler::make_dsd(const Expr& e, Ctx& ctx) {
+  using K = Value::K;
+  if (e.args.size() != 2) fail(e.span, "@get_dsd takes (dsd type, .{ ... })");
+  TypeRef t = eval_type(*e.args[0], ctx);
+  if (t->kind != TK::DSD) fail(e.args[0]->span, "@get_dsd needs a DSD type (mem1d_dsd, mem4d_dsd, fabin_dsd, fabout_dsd)");
+  if (e.args[1]->kind != ExprKind::ANON_STRUCT || e.args[1]->names.empty())
+    fail(e.args[1]->span, "@get_dsd needs a struct literal with named fields, e.g. .{ .tensor_access = |i|{M} -> A[i] }");
+  const Expr& lit = *e.args[1];
+  auto d = std::make_shared<DsdValue>();
+  d->kind = t->dsd_kind;
+  bool has_extent = false;
+  for (size_t i = 0; i < lit.names.size(); ++i) {
+    const std::string& f = lit.names[i];
+    const Expr& x = *lit.args[i];
+    auto iv = [&] { return to_int(eval_comptime(x, ctx, "." + f), x.span, "." + f); };
+    if (f == "tensor_access") {
+      if (x.kind != ExprKind::TENSOR_ACCESS) fail(x.span, ".tensor_access needs '|i|{extent} -> array[index]'");
+      auto ta = tensor_access_dsd(x, d->kind, ctx);
+      ta->color = d->color;
+      ta->queue = d->queue;
+      d = ta;
+      d->kind = t->dsd_kind;
+      has_extent = true;
+    } else if (f == "extent") {
+      d->extents = {iv()};
+      if (d->strides.empty()) d->strides = {1};
+      has_extent = true;
+    } else if (f == "base_address") {
+      Value p = eval_comptime(x, ctx, ".base_address");
+      if (p.k != K::POINTER) fail(x.span, ".base_address needs a pointer to a global (&array)");
+      d->base = p.global;
+      d->base_offset = p.offset;
+      const TypeRef& et = p.global->type->kind == TK::ARRAY ? p.global->type->elem : p.global->type;
+      d->elem_bits = et->byte_size() == 2 ? 16 : 32;
+    } else if (f == "fabric_color") {
+      Value c = eval_comptime(x, ctx, ".fabric_color");
+      if (c.k != K::COLOR) fail(x.span, ".fabric_color needs a color");
+      d->color = int(c.i);
+    } else if (f == "input_queue" || f == "output_queue") {
+      Value q = eval_comptime(x, ctx, "." + f);
+      if (q.k != K::QUEUE) fail(x.span, "." + f + " needs a queue");
+      d->queue = int(q.i);
+    } else if (f == "control") {
+      d->control = to_bool(eval_comptime(x, ctx, ".control"), x.span, ".control");
+    } else if (f == "wavelet_index_offset") {
+      fail(x.span, "unsupported: .wavelet_index_offset of @get_dsd");
+    } else if (f == "advance_switch") {
+      d->advance_switch = to_bool(eval_comptime(x, ctx, ".advance_switch"), x.span, ".advance_switch");
+    } else if (f == "index") {
+      d->wavelet_index = iv();
+    } else if (f == "simd_mode" || f == "async") {
+      fail(x.span, "unsupported: ." + f + " of @get_dsd");
+    } else if (f == "data_type") {
+      TypeRef dt = eval_type(x, ctx);
+      d->elem_bits = dt->byte_size() == 2 ? 16 : 32;
+    } else {
+      fail(x.span, "unsupported: field ." + f + " of @get_dsd");
+    }
+  }
+  const bool mem = d->kind == "mem1d_dsd" || d->kind == "mem4d_dsd";
+  if (mem && !d->base) fail(lit.span, d->kind + " needs .tensor_access or .base_address");
+  if (!has_extent) fail(lit.span, "@get_dsd needs an .extent (or a .tensor_access)");
+  if (!mem && (d->kind == "fabin_dsd" || d->kind == "fabout_dsd")) {
+    Program* p = ctx.mod ? ctx.mod->program : nullptr;
+    if (d->queue < 0) fail(lit.span, d->kind + " needs ." + (d->kind == "fabin_dsd" ? "input_queue" : "output_queue") + " in wsemu");
+    d->span = lit.span;
+    if (d->color == kH2dStreamColor && d->kind == "fabin_dsd") {
+      d->queue = kStreamQueue;  // the firmware delivers host streams into its input queue 1
+    } else if (d->color == kD2hStreamColor && d->kind == "fabout_dsd") {
+      d->kind = "d2h_fifo";     // to the host: the firmware's memcpy_d2h_fifo
+    } else if (d->color == kH2dStreamColor || d->color == kD2hStreamColor) {
+      fail(lit.span, std::string("MEMCPY") + (d->color == kH2dStreamColor ? "H2D" : "D2H") + "_1 is a stream " +
+                         (d->color == kH2dStreamColor ? "from" : "to") + " the host: use it in a " +
+                         (d->color == kH2dStreamColor ? "fabin_dsd" : "fabout_dsd"));
+    } else if (d->color >= 0 && p) {
+      auto& m = d->kind == "fabin_dsd" ? p->input_queue_colors : p->output_queue_colors;
+      auto it = m.find(d->queue);
+      if (it != m.end() && it->second != d->color)
+        fail(lit.span, "queue " + std::to_string(d->queue) + " is bound to color " + std::to_string(it->second) + ", not " + std::to_string(d->color));
+      m[d->queue] = d->color;
+    }
+    // A DSD without .fabric_color takes its queue's color from @initialize_queue, resolved when
+    // the program is generated (the comptime blocks that bind queues run after the declarations).
+  }
+  Value v;
+  v.k = K::DSD;
+  v.dsd = d;
+  v.type = t;
+  return v;
+}
+
+std::shared_ptr<DsdValue> Compiler::tensor_access_dsd(const Expr& ta, const std::string& kind, Ctx& ctx) {
+  const size_t nvars = ta.names.size();
+  const Expr& target = *ta.args.back();
+  if (target.kind != ExprKind::INDEX) fail(target.span, "the tensor access must index an array: |i|{M} -> A[i]");
+  if (kind == "mem1d_dsd" && nvars != 1) fail(ta.span, "mem1d_dsd takes one index; use mem4d_dsd for more");
+  if (nvars > 4) fail(ta.span, "a tensor access has at most 4 indices");
+  std::vector<int64_t> extents;
+  for (size_t i = 0; i < nvars; ++i)
+    extents.push_back(to_int(eval_comptime(*ta.args[i], ctx, "an extent"), ta.args[i]->span, "an extent"));
+  Value base = eval_comptime(*target.args[0], ctx, "the array of the tensor access");
+  int64_t pointer_offset = 0;
+  if (base.k == Value::K::POINTER && base.global->type->kind == TK::ARRAY) {
+    pointer_offset = base.offset;  // a pointer param (`param src: *[N]f32`) names the global
+    Value g;
+    g.k = Value::K::GLOBAL;
+    g.global = base.global;
+    g.type = base.global->type;
+    base = g;
+  }
+  if (base.k == Value::K::STRUCT && base.type && base.type->kind == TK::ARRAY && ctx.mod && ctx.mod->program) {
+    // A comptime array (`const t = @zeros([4]f32);`) gets memory when a DSD describes it.
+    auto gv = std::make_unique<GlobalVar>();
+    gv->csl_name = target.args[0]->kind == ExprKind::IDENT ? target.args[0]->text : "array";
+    gv->asm_name = "const" + std::to_string(globals.size()) + "_" + gv->csl_name;
+    gv->type = base.type;
+    gv->init = base;
+    gv->mod = ctx.mod;
+    gv->span = target.span;
+    GlobalVar* raw = gv.get();
+    globals.push_back(std::move(gv));
+    ctx.mod->program->globals.push_back(raw);
+    Value g;
+    g.k = Value::K::GLOBAL;
+    g.global = raw;
+    g.type = raw->type;
+    base = g;
+  }
+  if (base.k != Value::K::GLOBAL || base.global->type->kind != TK::ARRAY)
+    fail(target.args[0]->span, "the tensor access must index an array (a global var, a pointer to one, or a comptime array)");
+  GlobalVar* g = base.global;
+  const std::vector<int64_t>& dims = g->type->dims;
+  if (target.args.size() - 1 != dims.size()) fail(target.span, "the array has " + std::to_string(dims.size()) + " dimensions");
+  // The flat element index as a function of the index variables, evaluated at a few points.
+  auto flat = [&](const std::vector<int64_t>& at) {
+    Scope sc;
+    sc.parent = ctx.scope;
+    for (size_t i = 0; i < nvars; ++i) {
+      Binding b;
+      b.value = make_int(at[i], int_type(16, true));
+      sc.names[ta.names[i]] = b;
+    }
+    Ctx c = ctx;
+    c.scope = &sc;
+    c.gen = nullptr;
+    int64_t f = 0;
+    for (size_t d = 0; d < dims.size(); ++d) {
+      Value iv = eval(*target.args[d + 1], c);
+      Value civ = iv.type && iv.type->kind == TK::INT ? iv : iv;
+      f = f * dims[d] + to_int(civ, target.args[d + 1]->span, "the index");
+    }
+    return f;
+  };
+  std::vector<int64_t> zero(nvars, 0);
+  const int64_t off = flat(zero) + pointer_offset;
+  std::vector<int64_t> strides(nvars);
+  for (size_t i = 0; i < nvars; ++i) {
+    std::vector<int64_t> p = zero;
+    p[i] = 1;
+    strides[i] = flat(p) + pointer_offset - off;
+    p[i] = 2;
+    if (flat(p) + pointer_offset - off != 2 * strides[i]) fail(target.span, "the tensor access index is not affine in '" + ta.names[i] + "'");
+  }
+  auto d = std::make_shared<DsdValue>();
+  d->base = g;
+  d->base_offset = off;
+  d->elem_bits = g->type->elem->byte_size() == 2 ? 16 : 32;
+  // wsemu's mem4d has dimension 0 innermost; CSL's last index varies fastest.
+  for (size_t i = nvars; i-- > 0;) {
+    d->extents.push_back(extents[i]);
+    d->strides.push_back(strides[i]);
+  }
+  int64_t lo = off, hi = off;
+  for (size_t i = 0; i < nvars; ++i) {
+    if (extents[i] <= 0) continue;
+    int64_t span = strides[i] * (extents[i] - 1);
+    (span < 0 ? lo : hi) += span;
+  }
+  for (size_t i = 0; i < nvars; ++i)
+    if (extents[i] == 0) lo = hi = off;
+  // CSL lets a DSD reach past its array (the SDK's examples describe a one-element placeholder
+  // and set its base and length at run time); only a range outside any PE's memory is an error.
+  const int64_t eb = d->elem_bits / 8;
+  if ((lo + g->type->element_count()) * eb < 0 || hi * eb >= 48 * 1024)
+    fail(ta.span, "the tensor access reaches elements " + std::to_string(lo) + ".." + std::to_string(hi) + " of '" +
+                      g->csl_name + "', outside a PE's 48 KiB of memory");
+  return d;
+}
+
+}  // namespace wsemu::compiler::csl
