@@ -521,6 +521,29 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
       ctx.router->torn_down &= ~(1u << color);
       break;
     }
+    case Opcode::TDPEND:
+      reg(0) = ctx.router ? ctx.router->td_pending : 0u;
+      if (ctx.router) ctx.router->td_pending = 0;
+      break;
+    case Opcode::RTCFG:
+    case Opcode::RTPOS:
+    case Opcode::RTINVAL:
+    case Opcode::RTMODE: {
+      // Route writes (router.cpp, write_route): only while the color is torn down here.
+      const int color = int(o[0].value);
+      ColorChannel& ch = torn_down_channel(ctx, color, info.mnemonic);
+      const bool moved = write_route(ch, insn.op, insn.op == Opcode::RTINVAL ? 0 : int(o[1].value),
+                                     insn.op == Opcode::RTINVAL ? 0u : uint32_t(o[2].value));
+      if (moved) {
+        ++ch.switch_changes;
+        if (ctx.events) {
+          TraceEvent& e = ctx.events->add(ctx, TraceKind::SWITCH_CHANGED);
+          e.color = uint8_t(color);
+          e.aux = 0;
+        }
+      }
+      break;
+    }
 
     case Opcode::TSC: reg(0) = uint32_t(ctx.now); break;
     case Opcode::TSCH: reg(0) = uint32_t((ctx.now >> 32) & 0xFFFF); break;

@@ -35,6 +35,57 @@ void switch_advance(ColorRoute& route) {
     route.current = 0;
 }
 
+bool write_route(ColorChannel& ch, isa::Opcode op, int n, uint32_t value) {
+  ColorRoute& r = ch.route;
+  const int c = ch.color;
+  const DirectionMask rx = DirectionMask(value & 0x1F), tx = DirectionMask((value >> 5) & 0x1F);
+  switch (op) {
+    case isa::Opcode::RTCFG: {
+      if (value & ~0x3FFu)
+        kernel_error(fmt::format("rtcfg {}, {}, {:#x}: the mask has bits above bit 9 (rx 4:0, tx 9:5)", c, n, value), c);
+      RoutePosition& p = r.positions[0];
+      if (n == 0) p = {DirectionMask(p.rx | rx), DirectionMask(p.tx | tx)};
+      else if (n == 1) p = {DirectionMask(p.rx & ~rx), DirectionMask(p.tx & ~tx)};
+      else if (n == 2) p = {DirectionMask(p.rx ^ rx), DirectionMask(p.tx ^ tx)};
+      else p = {rx, tx};
+      return false;
+    }
+    case isa::Opcode::RTPOS: {
+      if (n == 0) kernel_error(fmt::format("rtpos {}, 0: position 0 is written with rtcfg", c), c);
+      if (value & ~0xFFFu)
+        kernel_error(fmt::format("rtpos {}, {}, {:#x}: the mask has bits above bit 11", c, n, value), c);
+      if (!(value & 0xC00u))
+        kernel_error(fmt::format("rtpos {}, {}, {:#x}: neither rx (bit 10) nor tx (bit 11) is given", c, n, value), c);
+      // Positions between the valid ones and n become copies of position 0.
+      for (int p = r.num_positions; p < n; ++p) r.positions[p] = r.positions[0];
+      const RoutePosition& base = r.positions[0];
+      r.positions[n] = {value & 0x400u ? rx : base.rx, value & 0x800u ? tx : base.tx};
+      if (r.num_positions < n + 1) r.num_positions = uint8_t(n + 1);
+      return false;
+    }
+    case isa::Opcode::RTINVAL: {
+      r.num_positions = 1;
+      const bool moved = r.current != 0;
+      r.current = 0;
+      return moved;
+    }
+    case isa::Opcode::RTMODE:
+      if (n == 0 && value <= 1) {
+        r.ring_mode = value != 0;
+      } else if (n == 1 && value <= 2) {
+        r.pop_mode = PopMode(value);
+      } else {
+        kernel_error(fmt::format("rtmode {}, {}, {}: settings are 0 (ring mode, 0 or 1) and 1 (pop mode: 0 always, "
+                                 "1 never, 2 on SWITCH_ADV)",
+                                 c, n, value),
+                     c);
+      }
+      return false;
+    default:
+      throw_fault(FaultKind::INTERNAL_ERROR, "write_route: not a route write");
+  }
+}
+
 namespace {
 
 void record_switch(const RouterContext& ctx, const ColorChannel& ch) {
@@ -70,6 +121,7 @@ void execute_command(RouterState& r, RampPort* core, ColorChannel& ch, RouterCom
       // per cycle, and this one has already moved its wavelet. Without a core nothing can end
       // the teardown; the hang report says so if wavelets pile up behind it.
       r.torn_down |= 1u << ch.color;
+      r.td_pending |= 1u << ch.color;
       if (core) core->ramp_teardown(ch.color, ctx);
       return;
   }
@@ -116,10 +168,16 @@ int select_input(const ColorChannel& ch, const RoutePosition& pos, RampPort* cor
   return -1;
 }
 
-// Filters: a data wavelet outside the color's range does not go to RAMP. Returns whether it
-// was filtered away; `tx` loses RAMP then.
+// Filters: a data wavelet outside the color's range, and a control wavelet with the ce_ignore
+// bit, do not go to RAMP. Returns whether it was filtered away; `tx` loses RAMP then.
 bool apply_range_filter(const ColorChannel& ch, const Wavelet& w, DirectionMask& tx) {
-  if (!(tx & bit(Direction::RAMP)) || !ch.route.filter || w.control) return false;
+  if (!(tx & bit(Direction::RAMP))) return false;
+  if (w.control) {
+    if (!control_ce_ignore(w.payload)) return false;
+    tx &= DirectionMask(~bit(Direction::RAMP));
+    return true;
+  }
+  if (!ch.route.filter) return false;
   const uint16_t idx = uint16_t(w.payload >> 16);
   if (idx >= ch.route.filter_min && idx <= ch.route.filter_max) return false;
   tx &= DirectionMask(~bit(Direction::RAMP));
@@ -181,6 +239,16 @@ void take_input(RouterState& r, RampPort* core, ColorChannel& ch, int src, uint6
   r.pop_input(ch, src);
   const int sent_as = ch.color ^ int(color_swapped(r, ch.color, Direction(src)));
   if (!(r.off_fabric & (1u << src))) r.out_credits[src] |= 1u << sent_as;
+}
+
+// Pop mode: whether the copies of a control wavelet leave with command 0 popped.
+bool pops_command(PopMode mode, uint32_t payload) {
+  switch (mode) {
+    case PopMode::ALWAYS_POP: return true;
+    case PopMode::NO_POP: return false;
+    case PopMode::POP_ON_ADVANCE: return control_command(payload) == RouterCommand::SWITCH_ADV;
+  }
+  return true;
 }
 
 // Trace: one WAVELET_HOP per copy, and WAVELET_LANDED where the RAMP copy landed.
@@ -250,7 +318,7 @@ bool route_color(RouterState& r, RampPort* core, ColorChannel& ch, OutputAllocat
   alloc.used |= tx;
   Wavelet out = w;
   out.advance_switch_after = false;
-  if (w.control) out.payload = control_shift_commands(w.payload);
+  if (w.control && pops_command(ch.route.pop_mode, w.payload)) out.payload = control_shift_commands(w.payload);
   copy_to_outputs(r, core, ch, out, tx, ctx);
   if (filtered) ++ch.filtered;
   ch.next_input = uint8_t((src + 1) % kNumDirections);

@@ -14,14 +14,19 @@
 //   per color; colors take turns for contended links (round robin); inputs of one color take
 //   turns too. Order per color per link is FIFO.
 // - Control wavelets: after a router forwards one it executes command 0 of the payload
-//   (SWITCH_ADV, SWITCH_RST, TEARDOWN) and forwards the remaining commands shifted down. The
-//   switch moves only after the wavelet itself has been forwarded.
+//   (SWITCH_ADV, SWITCH_RST, TEARDOWN). Its copies leave with the remaining commands shifted
+//   down (popped) as the color's pop mode says: always (the default), never, or only when
+//   command 0 is SWITCH_ADV. The switch moves only after the wavelet itself has been forwarded.
+//   A control wavelet with the ce_ignore bit never goes to RAMP (dropped, counted as filtered,
+//   where RAMP was its only output).
 // - Teardown: TEARDOWN puts the wavelet's color into teardown at this router. From the next
 //   cycle the router moves no wavelet of that color (they wait in its buffers, backpressure as
 //   usual) and the core, if there is one, gets its teardown task activated. Only the core's
-//   `tdswitch` / `tdexit` change a torn-down color's switch position or end the teardown. The
-//   buffers and the credits toward the neighbours follow the union of all switch positions' rx
-//   sets, which teardown never changes, so credits stay exact across a reconfiguration.
+//   `tdswitch` / `tdexit` and the route writes (`rtcfg`, `rtpos`, `rtinval`, `rtmode`) change a
+//   torn-down color's route or end the teardown. The buffers and the credits toward the
+//   neighbours follow the union of all switch positions' rx sets as the layout configured them;
+//   a color whose route may be rewritten at run time (`reconfigurable`, or starting torn down)
+//   has a buffer on all four links instead, so no rewrite ever changes a buffer or a credit.
 // - Range filter (per color, optional): a data wavelet goes to RAMP only if its upper 16 bits
 //   are in [min, max]; copies to the links are unaffected.
 // - Color swap (WSE-2): colors c and c ^ 1 form a pair. A wavelet of the pair that arrives from
@@ -52,6 +57,13 @@ struct RoutePosition {
   friend bool operator==(const RoutePosition&, const RoutePosition&) = default;
 };
 
+// What a router does with the commands of a control wavelet it forwards (the SDK's pop modes).
+enum class PopMode : uint8_t {
+  ALWAYS_POP = 0,      // every router pops command 0 (wsemu's default)
+  NO_POP = 1,          // nobody pops: every router on the path executes the same command 0
+  POP_ON_ADVANCE = 2,  // pop only when command 0 is SWITCH_ADV
+};
+
 struct ColorRoute {
   std::array<RoutePosition, 4> positions{};  // [0] is the base route
   uint8_t num_positions = 1;                 // 1 + the highest switch position in use
@@ -61,6 +73,12 @@ struct ColorRoute {
   uint16_t filter_min = 0, filter_max = 0xFFFF;
   bool swap_x = false;  // color swap c <-> c ^ 1 for wavelets from E and W (WSE-2)
   bool swap_y = false;  // ... from N and S
+  PopMode pop_mode = PopMode::ALWAYS_POP;
+  // The route may be rewritten at run time (buffers on all four link inputs, see the contract).
+  bool reconfigurable = false;
+  // The color starts in teardown at this router (the SDK's `.teardown = true`); implies
+  // reconfigurable. No teardown task is activated for it.
+  bool teardown = false;
 
   static ColorRoute simple(DirectionMask rx, DirectionMask tx) {
     ColorRoute r;
@@ -134,6 +152,8 @@ struct RouterState {
   uint32_t link_pending = 0;
   // Colors in teardown at this router (bit c): they do not move until the core's `tdexit c`.
   uint32_t torn_down = 0;
+  // Colors a TEARDOWN command tore down here since the core last read them (`tdpend`).
+  uint32_t td_pending = 0;
   // Colors whose route swaps wavelets from the east and west (swap_x) or north and south
   // (swap_y) links (bit c): a router without either answers color_swapped without reading the
   // pair's channel.
@@ -205,5 +225,11 @@ bool color_swapped(const RouterState& router, int color, Direction from);
 
 // Switch position arithmetic shared with the core (fabout advance_switch).
 void switch_advance(ColorRoute& route);
+
+// A run-time route write by the core (`rtcfg`, `rtpos`, `rtinval`, `rtmode`, isa/isa.def) to a
+// color that is torn down at this router (the caller checks). `n` and `value` are the
+// instruction's operands. Bad operands are kernel errors (FaultError). Returns whether the
+// current switch position changed (`rtinval`), for the caller's count and trace.
+bool write_route(ColorChannel& ch, isa::Opcode op, int n, uint32_t value);
 
 }  // namespace wsemu::emu

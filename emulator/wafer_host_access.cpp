@@ -102,7 +102,10 @@ void Wafer::set_route(int x, int y, int color, const ColorRoute& route) {
       bad(fmt::format("more than {} colors with a filter on one router ({})", profile_.num_filters, profile_.name));
   }
   ColorChannel& ch = r.add_channel(color);
-  const DirectionMask buffered = route.rx_union() & 0x0F;
+  // A route the core may rewrite at run time receives on every link, so that no rewrite changes
+  // a buffer or a neighbour's credit (router.hpp).
+  const DirectionMask buffered =
+      route.reconfigurable || route.teardown ? DirectionMask(0x0F) : DirectionMask(route.rx_union() & 0x0F);
   for (int d = 0; d < kNumLinkDirections; ++d)
     if (!(buffered & (1u << d)) && !ch.input[d].empty())
       bad(fmt::format("the new route stops receiving from {} while wavelets wait there", direction_name(Direction(d))));
@@ -110,6 +113,7 @@ void Wafer::set_route(int x, int y, int color, const ColorRoute& route) {
   const uint32_t color_bit = 1u << color;
   r.swap_x_colors = route.swap_x ? r.swap_x_colors | color_bit : r.swap_x_colors & ~color_bit;
   r.swap_y_colors = route.swap_y ? r.swap_y_colors | color_bit : r.swap_y_colors & ~color_bit;
+  if (route.teardown) r.torn_down |= color_bit;  // from the start; not pending, no teardown task
   ch.buffered = buffered;
   for (auto& b : ch.input) b.capacity = uint8_t(profile_.router_buffer_depth);
   refresh_credits(s, color);

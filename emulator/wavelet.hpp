@@ -6,10 +6,13 @@
 //   bits [15:0]   16-bit data, given to a control task in r0
 //   bits [21:16]  control task id (0..63)
 //   bit  22       run that control task at the receiving CE ("entry" bit)
+//   bit  23       ce_ignore: no router delivers the wavelet to its core (RAMP); it only moves
+//                 switches and tears colors down on its way
 //   bits [31:24]  four 2-bit router commands; command 0 in bits [25:24]:
 //                 NOP=0, SWITCH_ADV=1, SWITCH_RST=2, TEARDOWN=3
-// Every router a control wavelet passes executes command 0 after forwarding it and shifts
-// the remaining commands down by 2 bits. Pure data and constexpr helpers only.
+// Every router a control wavelet passes executes command 0 after forwarding it and, as its
+// route's pop mode says (ColorRoute::pop_mode), shifts the remaining commands down by 2 bits.
+// Pure data and constexpr helpers only.
 #pragma once
 
 #include <array>
@@ -50,16 +53,18 @@ enum class RouterCommand : uint8_t { NOP = 0, SWITCH_ADV = 1, SWITCH_RST = 2, TE
 constexpr uint16_t control_data(uint32_t p) { return uint16_t(p & 0xFFFF); }
 constexpr uint8_t control_task(uint32_t p) { return uint8_t((p >> 16) & 0x3F); }
 constexpr bool control_entry(uint32_t p) { return (p >> 22) & 1; }
+constexpr bool control_ce_ignore(uint32_t p) { return (p >> 23) & 1; }
 constexpr RouterCommand control_command(uint32_t p) { return RouterCommand((p >> 24) & 3); }
 // The payload a router forwards after executing command 0.
 constexpr uint32_t control_shift_commands(uint32_t p) {
   return (p & 0x00FFFFFFu) | (((p >> 26) & 0x3Fu) << 24);
 }
 constexpr uint32_t make_control_payload(std::array<RouterCommand, 4> commands, int task = 0,
-                                        bool entry = false, uint16_t data = 0) {
+                                        bool entry = false, uint16_t data = 0, bool ce_ignore = false) {
   uint32_t cmds = 0;
   for (int i = 0; i < 4; ++i) cmds |= uint32_t(commands[i]) << (2 * i);
-  return (cmds << 24) | (uint32_t(entry) << 22) | (uint32_t(task & 0x3F) << 16) | data;
+  return (cmds << 24) | (uint32_t(ce_ignore) << 23) | (uint32_t(entry) << 22) | (uint32_t(task & 0x3F) << 16) |
+         data;
 }
 
 }  // namespace wsemu::emu
