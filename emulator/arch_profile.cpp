@@ -142,6 +142,8 @@ std::vector<Field> fields() {
   }
   int_field("vector_startup_cycles", &ArchProfile::vector_startup_cycles, 0, 1000);
   int_field("task_start_cycles", &ArchProfile::task_start_cycles, 1, 1000);
+  int_field("task_switch_cycles", &ArchProfile::task_switch_cycles, 0, 1000);
+  int_field("queue_to_task_cycles", &ArchProfile::queue_to_task_cycles, 0, 1000);
   int_field("hop_latency", &ArchProfile::hop_latency, 1, 1);
   int_field("ramp_up_latency", &ArchProfile::ramp_up_latency, 0, 64);
   int_field("ramp_down_latency", &ArchProfile::ramp_down_latency, 1, kMaxRampLatency);
@@ -250,6 +252,8 @@ std::string profile_to_text(const ArchProfile& p) {
                    p.ramp_down_latency);
   s += fmt::format("  router buffer depth    {} wavelets per color per input\n", p.router_buffer_depth);
   s += fmt::format("  vector startup         {} cycles\n", p.vector_startup_cycles);
+  s += fmt::format("  task start / switch    {} / {} cycles (+ {} for a wavelet-triggered task)\n",
+                   p.task_start_cycles, p.task_switch_cycles, p.queue_to_task_cycles);
   s += "\n  all keys (override with --set key=value):\n";
   for (const auto& [k, v] : profile_fields(p)) s += fmt::format("    {:<28} {}\n", k, v);
   return s;

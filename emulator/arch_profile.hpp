@@ -47,6 +47,12 @@ struct ArchProfile {
   std::array<int, isa::kNumTimingClasses> timing{};
   int vector_startup_cycles = 2;  // added to every vector operation's ceil(len / width)
   int task_start_cycles = 1;      // the picker's cycle: a picked task's first instruction runs next
+  // Per-operation overheads (emulator/README.md "Per-operation overheads" gives the source of
+  // each default): cycles the main thread stays busy after a task ends before the picker may
+  // pick the next one, and the extra cycles a wavelet-triggered (data or control) task takes to
+  // start beyond the picker's, for moving the wavelet from its queue into registers.
+  int task_switch_cycles = 0;
+  int queue_to_task_cycles = 0;
   int hop_latency = 1;            // cycles per link hop (the model supports exactly 1)
   // The ramp between the core and its router, each way: T_R of the wafer-scale reduce model
   // (Luczynski et al., HPDC'24), emulator/README.md "Timing model" says where each is charged.

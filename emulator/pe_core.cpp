@@ -579,7 +579,10 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
     e.task = uint8_t(task_at_issue);
   }
   main.busy_until = ctx.now + uint64_t(std::max(cost, 1));
-  if (main.running) main.pc = next_pc;
+  if (main.running)
+    main.pc = next_pc;
+  else
+    main.busy_until += uint64_t(profile.task_switch_cycles);  // exit, or ret from the task
 }
 
 }  // namespace wsemu::emu

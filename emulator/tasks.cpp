@@ -95,7 +95,8 @@ bool PeCore::try_pick(const Context& ctx, CycleResult& r) {
   main.task = int8_t(task);
   main.task_kind = kind;
   main.depth = 0;
-  main.busy_until = ctx.now + uint64_t(ctx.profile->task_start_cycles);
+  main.busy_until = ctx.now + uint64_t(ctx.profile->task_start_cycles) +
+                    (kind == isa::TaskKind::LOCAL ? 0 : uint64_t(ctx.profile->queue_to_task_cycles));
   ++stats.tasks_started;
   r.progressed = true;
   record_task_event(ctx, TraceKind::TASK_PICKED, task);
