@@ -104,6 +104,12 @@ PeCore::PeCore(const ArchProfile& profile, uint32_t program_index_, const Loaded
       tasks.blocked |= b;
     else
       tasks.blocked &= ~b;
+    if (t.starts_activated) {
+      // CSL's comptime @activate: the task is activated when the program loads.
+      if (t.kind != isa::TaskKind::LOCAL)
+        config_error(fmt::format("task '{}' (id {}) starts activated but is not a local task", t.name, t.id));
+      tasks.activated |= b;
+    }
   }
   stats.loaded_at = now;
 }

@@ -292,7 +292,8 @@ std::string disassemble(const ObjectImage& img) {
       case TaskKind::LOCAL: how = fmt::format("local, {}", t.id); break;
       case TaskKind::CONTROL: how = fmt::format("control, {}", t.id); break;
     }
-    out += fmt::format(".task {}, {}{}\n", t.name, how, t.starts_blocked ? ", blocked" : "");
+    out += fmt::format(".task {}, {}{}{}\n", t.name, how, t.starts_blocked ? ", blocked" : "",
+                       t.starts_activated ? ", activated" : "");
   }
   if (!img.tasks.empty()) out += '\n';
 

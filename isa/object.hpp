@@ -47,6 +47,7 @@ struct TaskBinding {
   uint8_t trigger = 0;
   bool trigger_is_queue = false;
   bool starts_blocked = false;
+  bool starts_activated = false;  // a local task: activated when the program loads
   friend bool operator==(const TaskBinding&, const TaskBinding&) = default;
 };
 

@@ -77,6 +77,7 @@ void to_proto(const ObjectImage& o, pb::Object& out) {
     p->set_trigger(t.trigger);
     p->set_trigger_is_queue(t.trigger_is_queue);
     p->set_starts_blocked(t.starts_blocked);
+    p->set_starts_activated(t.starts_activated);
   }
   for (const Function& f : o.functions) {
     pb::Function* p = out.add_functions();
@@ -172,6 +173,7 @@ ObjectImage from_proto(const pb::Object& in, std::string_view what) {
     t.trigger = checked<uint8_t>(p.trigger(), kNumColors - 1, what, "task trigger");
     t.trigger_is_queue = p.trigger_is_queue();
     t.starts_blocked = p.starts_blocked();
+    t.starts_activated = p.starts_activated();
     o.tasks.push_back(std::move(t));
   }
   for (const pb::Function& p : in.functions())

@@ -313,7 +313,9 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
       if (!ctx.mod || !ctx.mod->program) fail(e.span, "@" + n + " belongs in a PE program");
       if (n == "block") ctx.mod->program->blocked_tasks.insert(int(id.i));
       else if (n == "unblock") ctx.mod->program->blocked_tasks.erase(int(id.i));
-      else fail(e.span, "unsupported: @activate at comptime (activate the task at run time, e.g. in a launched function)");
+      else if (id.type->kind != TK::LOCAL_TASK_ID)
+        fail(e.args[0]->span, "@activate at comptime needs a local task id (a data task is activated by its wavelets)");
+      else ctx.mod->program->activated_tasks.emplace(int(id.i), e.span);  // activated when the program loads
       return none;
     }
     int64_t task = id.i;

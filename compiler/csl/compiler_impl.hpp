@@ -84,6 +84,7 @@ struct Program {
   std::set<std::string> exported_functions;
   std::map<int, std::string> task_lines;  // id -> "label, local, 5" (a .task directive's operands)
   std::set<int> blocked_tasks;
+  std::map<int, Span> activated_tasks;  // @activate at comptime: id -> where
   std::map<int, int> input_queue_colors, output_queue_colors;  // queue -> color, bound at load
   std::set<int> stream_in_queues, stream_out_queues;  // queues the program bound to the host streams
   // Data exported by a standard library module (<debug>'s trace buffers): the host may read it

@@ -196,8 +196,11 @@ std::string Compiler::write_program(Program& p) {
     const std::string q = ", data, queue " + std::to_string(id);
     if (p.arch == "wse3" && p.stream_in_queues.count(id) && l.size() >= q.size() && l.compare(l.size() - q.size(), q.size(), q) == 0)
       l = l.substr(0, l.size() - q.size()) + ", data, queue " + std::to_string(kStreamQueue);
-    out.push_back(".task " + l + (p.blocked_tasks.count(id) ? ", blocked" : ""));
+    out.push_back(".task " + l + (p.blocked_tasks.count(id) ? ", blocked" : "") + (p.activated_tasks.count(id) ? ", activated" : ""));
   }
+  for (const auto& [id, at] : p.activated_tasks)
+    if (!p.task_lines.count(id))
+      fail(at, "local task id " + std::to_string(id) + " is activated at comptime but no task is bound to it (@bind_local_task)");
   out.push_back("");
   out.push_back(".code");
   for (const std::string& c : p.code) out.push_back(c);

@@ -71,13 +71,24 @@ void Assembler::resolve_task(TaskDecl& t) {
     if (!parse_int_in(cur, 0, kNumTaskIds - 1, "control task id", id)) return fail();
   }
   b.id = static_cast<uint8_t>(id);
-  if (cur.accept(",")) {
-    if (!cur.peek() || !cur.peek()->is_ident("blocked")) {
-      error(cur.col(), fmt::format("expected 'blocked', found {}", cur.describe_next()));
+  // Flags, in any order: `blocked` (starts blocked), `activated` (a local task activated at load).
+  while (cur.accept(",")) {
+    const Token* flag = cur.peek();
+    if (!flag || (!flag->is_ident("blocked") && !flag->is_ident("activated"))) {
+      error(cur.col(), fmt::format("expected 'blocked' or 'activated', found {}", cur.describe_next()));
       return fail();
     }
+    bool& set = flag->text == "blocked" ? b.starts_blocked : b.starts_activated;
+    if (set) {
+      error(flag->col, fmt::format("'{}' is given twice", flag->text));
+      return fail();
+    }
+    if (flag->text == "activated" && b.kind != TaskKind::LOCAL) {
+      error(flag->col, "only a local task starts activated (a data task is activated by its wavelets, a control task by a control wavelet)");
+      return fail();
+    }
+    set = true;
     cur.next();
-    b.starts_blocked = true;
   }
   if (!expect_end(cur, "the task declaration")) return fail();
   t.busy = false;

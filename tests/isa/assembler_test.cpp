@@ -231,6 +231,23 @@ go:     dprint "hi"
   EXPECT_FALSE(o.find_function("rx")->exported);
 }
 
+// `activated` (CSL's comptime @activate): local tasks only, with or without `blocked`, and the
+// disassembler writes it back.
+TEST(Assembler, TaskFlagsActivatedAndBlocked) {
+  const ObjectImage o = assemble_ok(".task a, local, 9, activated\n        exit\n.task b, local, 10, activated, blocked\n        exit\n");
+  ASSERT_EQ(o.tasks.size(), 2u);
+  EXPECT_TRUE(o.tasks[0].starts_activated);
+  EXPECT_FALSE(o.tasks[0].starts_blocked);
+  EXPECT_TRUE(o.tasks[1].starts_activated);
+  EXPECT_TRUE(o.tasks[1].starts_blocked);
+  EXPECT_NE(disassemble(o).find(".task b, local, 10, blocked, activated"), std::string::npos) << disassemble(o);
+  const AssembleResult r = assemble(".task d, data, color 3, activated\n        exit\n", "f.wsa");
+  ASSERT_FALSE(r.object);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].col, 25);
+  EXPECT_NE(r.errors[0].message.find("only a local task starts activated"), std::string::npos) << r.errors[0].message;
+}
+
 TEST(Assembler, IncludeIsRelativeToTheIncludingFileThenTheIncludeDirs) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("wsemu_inc_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));

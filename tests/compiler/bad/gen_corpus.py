@@ -64,6 +64,8 @@ cases = {
 "pe_dsd_needs_base": ("needs .tensor_access or .base_address", True, "const d = @get_dsd(mem1d_dsd, @@.{ .extent = 4 });\nfn f() void { @fmovs(d, d); }\ncomptime { @export_symbol(f); }\n"),
 "pe_async_option": (".activate, .unblock and .ut_id need .async = true", True, "var a: [4]f32;\nconst d = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{4} -> a[i] });\ntask t() void { }\nfn f() void {\n  @fmovs(d, d, @@.{ .activate = @get_local_task_id(9) });\n}\ncomptime { @export_symbol(f); @bind_local_task(t, @get_local_task_id(9)); }\n"),
 "pe_export_data_no_name": ("needs the host name", True, "var a: [4]f32;\nconst p: [*]f32 = &a;\ncomptime {\n  @@@export_symbol(p);\n}\n"),
+"pe_activate_unbound": ("local task id 12 is activated at comptime but no task is bound to it", True, "comptime {\n  @@@activate(@get_local_task_id(12));\n}\n"),
+"pe_activate_data_task": ("@activate at comptime needs a local task id", True, "const c = @get_color(3);\ncomptime {\n  @activate(@@c);\n}\n"),
 "pe_self_dependency": ("depends on its own value", True, "const a = b + 1;\nconst b = @@a;\nvar x: [a]f32;\n"),
 }
 import_cases = {

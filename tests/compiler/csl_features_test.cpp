@@ -1,0 +1,52 @@
+// CSL language features run end to end (tests/compiler/programs/*): each program is compiled by
+// compile_csl, run on the host runtime through the memcpy firmware, and its outputs compared with
+// values worked out here by hand or with the same formula in C++ (never with the emulator's own
+// output).
+#include <bit>
+#include <cstring>
+
+#include "compiler/csl/cslc.hpp"
+#include "runtime/host/sdk_runtime.hpp"
+#include "tests/compiler/csl_test_support.hpp"
+#include "tests/e2e/kernel_harness.hpp"
+
+namespace wsemu::testing {
+namespace {
+
+using runtime::host::SdkRuntime;
+
+compiler::csl::CslResult compile_program(const std::string& name, const std::vector<std::pair<std::string, std::string>>& params,
+                                         const std::string& arch) {
+  return compile_csl_kernel(source_dir() + "/tests/compiler/programs/" + name + "/layout.csl", params, arch, {3, 3, 1, 1},
+                            "wsemu-csl-features-" + name + "-" + arch);
+}
+
+// A local task activated at comptime runs when the program loads, before any host call; one
+// activated and blocked at comptime waits for its @unblock (tests/compiler/programs/activate).
+// (A task left activated and blocked when the wafer goes quiet is a hang, as before.)
+TEST(CslActivate, ComptimeActivatedTaskRunsAtLoad) {
+  const int N = 9;
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    auto r = compile_program("activate", {{"N", std::to_string(N)}}, arch);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    const std::string& wsa = r.programs.at("pe_0.wsa");
+    EXPECT_NE(wsa.find(", local, 10, activated"), std::string::npos) << wsa;
+    EXPECT_NE(wsa.find(", local, 11, blocked, activated"), std::string::npos) << wsa;
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    rt.run_until_quiescent();
+    std::vector<uint32_t> table(N, 0), gate(1, 99);
+    rt.memcpy_d2h(table, "table", 0, 0, 1, 1, N);
+    rt.memcpy_d2h(gate, "gate", 0, 0, 1, 1, 1);
+    for (int i = 0; i < N; ++i) EXPECT_EQ(table[size_t(i)], uint32_t(3 * i + 1)) << "table[" << i << "]";
+    EXPECT_EQ(gate[0], uint32_t(3 * (N - 1) + 1 + 7)) << "the blocked task ran before the table was filled, or never";
+    rt.launch("again");
+    rt.run_until_quiescent();
+    rt.memcpy_d2h(gate, "gate", 0, 0, 1, 1, 1);
+    EXPECT_EQ(gate[0], uint32_t(2 * (3 * (N - 1) + 1 + 7) + 100));
+  }
+}
+
+}  // namespace
+}  // namespace wsemu::testing
