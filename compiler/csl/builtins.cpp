@@ -560,6 +560,11 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     }
     return none;
   }
+  if (n == "map") {
+    gen_map(e, ctx);
+    return none;
+  }
+  if (n == "wsemu$map_operand") return map_operand(e, ctx);
   if (n == "range") fail(e.span, "@range is only allowed as the range of a 'for' loop");
   fail(e.span, "unsupported builtin '@" + n + "'");
 }

@@ -199,6 +199,8 @@ class Compiler {
   Value gen_switch(const Expr& e, const Value& x, Ctx& ctx);  // statements.cpp: a run-time switch
   Value switch_case(const SwitchCase& c, Ctx& ctx);           // expression.cpp
   void gen_vector_op(const Expr& e, Ctx& ctx);
+  void gen_map(const Expr& e, Ctx& ctx);            // map.cpp: @map
+  Value map_operand(const Expr& e, Ctx& ctx);       // map.cpp: a DSD operand's element in the loop
   static bool options_async(const Expr* options);
   void gen_stmt(const Stmt& s, Ctx& ctx);
   Value load_global(GlobalVar* g, Span at, Ctx& ctx);
@@ -239,6 +241,15 @@ class Compiler {
   std::vector<HostExport> host_exports;
   std::vector<std::string> comptime_prints;
   int64_t comptime_steps = 0;
+
+  // The @map loop being generated (map.cpp): its counter register and its DSD operands, which
+  // the callback's synthetic arguments read.
+  struct MapLoop {
+    int counter = -1;
+    std::vector<std::shared_ptr<DsdValue>> dsds;  // by operand position (null: not a DSD)
+    MapLoop* outer = nullptr;
+  };
+  MapLoop* map_loop_ = nullptr;
 };
 
 }  // namespace wsemu::compiler::csl

@@ -48,5 +48,46 @@ TEST(CslActivate, ComptimeActivatedTaskRunsAtLoad) {
   }
 }
 
+// @map over DSDs, scalars and pointers (tests/compiler/programs/map); the reference applies the
+// program's callbacks element by element in C++, in the program's order of operations.
+TEST(CslMap, CallbackAppliedPerElement) {
+  const int N = 5;
+  const xt::xarray<float> m0 = random_array({size_t(N), size_t(N)}, 71), w = random_array({size_t(N)}, 72);
+  const std::vector<int32_t> c0 = {3, -8, 12, 40, -5};
+  std::vector<float> m(m0.begin(), m0.end()), diag(N);
+  std::vector<int32_t> c = c0;
+  int32_t sum = 0, squares = 0;
+  for (int i = 0; i < N; ++i) diag[size_t(i)] = m[size_t(i * N + i)] / 2.0f + 1.0f;
+  for (int i = 0; i < N; ++i) {
+    const float k = 3.0f + w(size_t(i));
+    m[size_t(i * N + i)] = m[size_t(i * N + i)] * k - 0.5f;
+  }
+  for (int i = 0; i < N; ++i) sum += c[size_t(i)];
+  for (int j = 0; j < N / 2; ++j) c[size_t(2 * j + 1)] *= 10;
+  for (int i = 0; i < N; ++i) squares += c[size_t(i)] * c[size_t(i)];
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    auto r = compile_program("map", {{"N", std::to_string(N)}}, arch);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    rt.memcpy_h2d("m", words(m0), 0, 0, 1, 1, N * N);
+    rt.memcpy_h2d("w", words(w), 0, 0, 1, 1, N);
+    std::vector<uint32_t> cw(c0.begin(), c0.end());
+    rt.memcpy_h2d("c", cw, 0, 0, 1, 1, N);
+    rt.launch("run");
+    std::vector<uint32_t> got_m(size_t(N * N)), got_diag(N), got_c(N), got_sums(2);
+    rt.memcpy_d2h(got_m, "m", 0, 0, 1, 1, N * N);
+    rt.memcpy_d2h(got_diag, "diag", 0, 0, 1, 1, N);
+    rt.memcpy_d2h(got_c, "c", 0, 0, 1, 1, N);
+    rt.memcpy_d2h(got_sums, "sums", 0, 0, 1, 1, 2);
+    for (int i = 0; i < N * N; ++i) EXPECT_EQ(std::bit_cast<float>(got_m[size_t(i)]), m[size_t(i)]) << "m element " << i;
+    for (int i = 0; i < N; ++i) EXPECT_EQ(std::bit_cast<float>(got_diag[size_t(i)]), diag[size_t(i)]) << "diag[" << i << "]";
+    for (int i = 0; i < N; ++i) EXPECT_EQ(int32_t(got_c[size_t(i)]), c[size_t(i)]) << "c[" << i << "]";
+    EXPECT_EQ(int32_t(got_sums[0]), sum);
+    EXPECT_EQ(int32_t(got_sums[1]), squares);
+  }
+}
+
 }  // namespace
 }  // namespace wsemu::testing
