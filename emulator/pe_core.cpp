@@ -333,6 +333,8 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
     case Opcode::SFLT: reg(0) = f32(val(1)) < f32(val(2)); break;
     case Opcode::SFCVT: reg(0) = bits(float(int32_t(val(1)))); break;
     case Opcode::SFINT: reg(0) = uint32_t(float_to_int_saturated(f32(val(1)))); break;
+    case Opcode::SFH2S: reg(0) = bits(isa::fp16_to_fp32(uint16_t(val(1)))); break;
+    case Opcode::SFS2H: reg(0) = isa::fp32_to_fp16(f32(val(1))); break;
 
     case Opcode::JMP: next_pc = uint32_t(o[0].value); break;
     case Opcode::BEQ: if (val(0) == val(1)) next_pc = uint32_t(o[2].value); break;

@@ -6,11 +6,17 @@
 
 #include <filesystem>
 
+#include "isa/fp16.hpp"
+
 namespace wsemu::compiler::csl {
 
 namespace {
 
 bool is_float(const TypeRef& t) { return t && (t->kind == TK::FLOAT || t->kind == TK::COMPTIME_FLOAT); }
+bool is_half(const TypeRef& t) { return t && t->kind == TK::FLOAT && t->bits == 16; }
+
+// The bits a register holds for a comptime float of type t: fp16 in the low half for f16.
+uint32_t float_bits(double v, const TypeRef& t) { return is_half(t) ? isa::fp32_to_fp16(float(v)) : f32_bits(v); }
 
 }  // namespace
 
@@ -63,7 +69,7 @@ int to_reg(Compiler& c, const Value& v, const TypeRef& t, Span at, Ctx& ctx) {
   if (v.k == K::RUNTIME) return int(v.i);
   const int r = alloc_temp(ctx, at);
   uint32_t imm = 0;
-  if (v.k == K::FLOAT || (v.k == K::INT && is_float(t))) imm = f32_bits(v.k == K::FLOAT ? v.f : double(v.i));
+  if (v.k == K::FLOAT || (v.k == K::INT && is_float(t))) imm = float_bits(v.k == K::FLOAT ? v.f : double(v.i), is_half(t) ? t : v.type);
   else if (v.k == K::INT || v.k == K::BOOL || v.k == K::COLOR || v.k == K::TASK_ID || v.k == K::ENUM || v.k == K::QUEUE)
     imm = uint32_t(v.i);
   else if (v.k == K::POINTER) {
@@ -115,7 +121,7 @@ Value Compiler::gen_unary(const std::string& op, Value a, Span at, Ctx& ctx) {
   if (op == "-") {
     if (is_float(a.type)) {
       int m = alloc_temp(ctx, at);
-      emit(ctx, "li " + reg(m) + ", 0x80000000", at);
+      emit(ctx, "li " + reg(m) + (is_half(a.type) ? ", 0x8000" : ", 0x80000000"), at);
       emit(ctx, "xor " + reg(rd) + ", " + reg(ra) + ", " + reg(m), at);
       free_temp(ctx, m);
     } else {
@@ -158,6 +164,29 @@ Value Compiler::gen_binary(const std::string& op, Value a, Value b, Span at, Ctx
     return runtime(rd, make_type(TK::BOOL));
   }
   const TypeRef t = peer(a, b, op, at);
+  if (is_half(t)) {
+    // f16: each operand widened to f32 (exact), the f32 operation, the result rounded back to
+    // f16. f32 has more than twice f16's precision plus two bits, so the double rounding gives
+    // the correctly rounded f16 result of + - * /; comparisons are exact.
+    const TypeRef f32 = float_type(32);
+    auto widen = [&](const Value& v) {
+      if (v.k != Value::K::RUNTIME) {
+        const double x = v.k == Value::K::FLOAT ? v.f : double(to_int(v, at, "an operand"));
+        return make_float(isa::fp16_to_fp32(isa::fp32_to_fp16(float(x))), f32);
+      }
+      const int r = int(v.i);
+      const int d = is_temp(r) ? r : alloc_temp(ctx, at);
+      emit(ctx, "sfh2s " + reg(d) + ", " + reg(r), at);
+      return runtime(d, f32);
+    };
+    const Value wa = widen(a), wb = widen(b);
+    Value r = gen_binary(op, wa, wb, at, ctx);
+    if (r.k == Value::K::RUNTIME && r.type->kind == TK::FLOAT) {
+      emit(ctx, "sfs2h " + reg(int(r.i)) + ", " + reg(int(r.i)), at);
+      r.type = t;
+    }
+    return r;
+  }
   if (t->kind == TK::FLOAT && t->bits != 32) fail(at, "unsupported: scalar " + t->str() + " arithmetic (use vector builtins on DSDs)");
   if (t->kind != TK::INT && t->kind != TK::FLOAT && t->kind != TK::BOOL)
     fail(at, "operator '" + op + "' cannot be applied to " + t->str());
@@ -271,6 +300,25 @@ Value Compiler::gen_convert(const Value& v0, const TypeRef& t, Span at, Ctx& ctx
   const int ra = int(v.i);
   if (same_type(from, t)) return v;
   auto dest = [&] { return is_temp(ra) ? ra : alloc_temp(ctx, at); };
+  if (is_half(from) || is_half(t)) {
+    // Through f32: f16 -> f32 is exact; an integer -> f16 rounds twice only past 2^24.
+    int rd = dest();
+    int src = ra;
+    if (is_half(from)) {
+      emit(ctx, "sfh2s " + reg(rd) + ", " + reg(src), at);
+      src = rd;
+    } else if (from->kind == TK::INT || from->kind == TK::BOOL) {
+      emit(ctx, "sfcvt " + reg(rd) + ", " + reg(src), at);
+      src = rd;
+    } else if (from->kind != TK::FLOAT) {
+      fail(at, "@as cannot convert a run-time " + from->str() + " to " + t->str());
+    }
+    if (is_half(t)) emit(ctx, "sfs2h " + reg(rd) + ", " + reg(src), at);
+    else if (t->kind == TK::INT) emit(ctx, "sfint " + reg(rd) + ", " + reg(src), at);
+    else if (t->kind != TK::FLOAT) fail(at, "@as cannot convert a run-time " + from->str() + " to " + t->str());
+    else if (src != rd) emit(ctx, "mov " + reg(rd) + ", " + reg(src), at);
+    return runtime(rd, t);
+  }
   if ((from->kind == TK::FLOAT && from->bits != 32) || (t->kind == TK::FLOAT && t->bits != 32))
     fail(at, "unsupported: run-time conversion to or from " + std::string(from->kind == TK::FLOAT && from->bits != 32 ? from->str() : t->str()));
   if ((from->kind == TK::INT || from->kind == TK::BOOL) && t->kind == TK::FLOAT) {
@@ -309,7 +357,7 @@ int value_reg(Compiler& c, const Value& v0, const TypeRef& t, Span at, Ctx& ctx)
   Value cv = t ? c.coerce(v, t, at, ctx) : v;
   const int r = alloc_temp(ctx, at);
   uint32_t imm = 0;
-  if (cv.k == Value::K::FLOAT) imm = f32_bits(cv.f);
+  if (cv.k == Value::K::FLOAT) imm = float_bits(cv.f, cv.type);
   else if (cv.k == Value::K::POINTER) {
     const int eb = cv.global->type->kind == TK::ARRAY ? cv.global->type->elem->byte_size() : cv.global->type->byte_size();
     c.emit(ctx, "li " + reg(r) + ", " + cv.global->asm_name + " + " + std::to_string(cv.offset * eb), at);
@@ -330,7 +378,7 @@ void load_into(Compiler& c, int dst, const Value& v, const TypeRef& t, Span at, 
     return;
   }
   Value cv = t ? c.coerce(r, t, at, ctx) : r;
-  if (cv.k == Value::K::FLOAT) c.emit(ctx, "li " + reg(dst) + ", " + hex(f32_bits(cv.f)), at);
+  if (cv.k == Value::K::FLOAT) c.emit(ctx, "li " + reg(dst) + ", " + hex(float_bits(cv.f, cv.type)), at);
   else if (cv.k == Value::K::INT || cv.k == Value::K::BOOL || cv.k == Value::K::COLOR || cv.k == Value::K::TASK_ID || cv.k == Value::K::ENUM)
     c.emit(ctx, "li " + reg(dst) + ", " + std::to_string(int64_t(int32_t(uint32_t(cv.i)))), at);
   else {

@@ -66,7 +66,6 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     if (v.k == Value::K::GLOBAL) fail(operands[i]->span, "an array is not an operand of @" + n + "; make a DSD of it with @get_dsd");
     if (i == 0) fail(operands[i]->span, "the destination of @" + n + " must be a DSD");
     TypeRef t = fp32 ? float_type(32) : fp16 ? float_type(16) : int_type(n.find("16") != std::string::npos ? 16 : 32, true);
-    if (fp16 && v.k == Value::K::FLOAT) fail(operands[i]->span, "unsupported: a comptime f16 scalar operand; load it from an f16 variable");
     if (v.k == Value::K::RUNTIME && v.type->kind == TK::FLOAT && !fp32 && !fp16 && n != "fmachs")
       fail(operands[i]->span, "@" + n + " takes integer scalars");
     int r = value_reg(*this, v, v.k == Value::K::RUNTIME ? nullptr : t, operands[i]->span, ctx);

@@ -89,5 +89,44 @@ TEST(CslMap, CallbackAppliedPerElement) {
   }
 }
 
+// Scalar f16 arithmetic (tests/compiler/programs/half): the reference is the compiler's own
+// _Float16, each operation rounded to f16 as CSL does.
+TEST(CslHalf, ScalarArithmeticRoundsEachOperationToF16) {
+  const std::vector<float> av = {1.5f, -2.25f, 0.1f, 100.0f, 3.0f, 65504.0f, 0.000061f, 7.0f};
+  const std::vector<float> bv = {0.5f, 3.0f, 0.3f, -0.07f, 3.0f, 2.0f, 3.0f, -1.5f};
+  const int N = int(av.size());
+  auto bits16 = [](_Float16 h) { return uint32_t(std::bit_cast<uint16_t>(h)); };
+  std::vector<uint32_t> a, b, want_h, want_s;
+  for (int i = 0; i < N; ++i) {
+    const _Float16 x = _Float16(av[size_t(i)]), y = _Float16(bv[size_t(i)]);
+    a.push_back(bits16(x));
+    b.push_back(bits16(y));
+    want_h.push_back(bits16(_Float16(x + y)));
+    want_h.push_back(bits16(_Float16(_Float16(x * y) - _Float16(0.25f))));
+    want_h.push_back(bits16(_Float16(x / y)));
+    want_h.push_back(bits16(_Float16(-x)));
+    want_s.push_back(std::bit_cast<uint32_t>(float(_Float16(x / _Float16(2.0f))) + 1.0f));
+    want_s.push_back(std::bit_cast<uint32_t>(float(x) < float(y) ? 1.0f : 0.0f));
+  }
+  runtime::host::MemcpyOptions half;
+  half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    auto r = compile_program("half", {{"N", std::to_string(N)}}, arch);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    rt.memcpy_h2d("a", a, 0, 0, 1, 1, N, half);
+    rt.memcpy_h2d("b", b, 0, 0, 1, 1, N, half);
+    rt.launch("run");
+    std::vector<uint32_t> h(size_t(4 * N)), s(size_t(2 * N));
+    rt.memcpy_d2h(h, "h", 0, 0, 1, 1, 4 * N, half);
+    rt.memcpy_d2h(s, "s", 0, 0, 1, 1, 2 * N);
+    for (auto& v : h) v &= 0xFFFFu;
+    EXPECT_EQ(h, want_h);
+    EXPECT_EQ(s, want_s);
+  }
+}
+
 }  // namespace
 }  // namespace wsemu::testing
