@@ -183,7 +183,11 @@ void SdkRuntime::State::load() {
   loaded = true;
   const uint64_t start = wafer->cycle();
   emu::RunResult r = settle("load (memcpy firmware start-up)");
-  if (r.status == emu::RunResult::Status::HANG) throw HostError(*r.hang, "load (memcpy firmware start-up)");
+  // A kernel task activated at load (CSL's comptime @activate) may wait for host data already:
+  // as after every host call, only firmware that did not finish is an error here.
+  std::vector<int> ys;
+  for (const ChainRow& c : chains) ys.push_back(c.y);
+  check_firmware_idle(ys, r, "load (memcpy firmware start-up)");
   stats.load_cycles = wafer->cycle() - start;
 }
 
