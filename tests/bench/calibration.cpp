@@ -1,7 +1,7 @@
 // Issue #16's calibration table from one command: for every row a published figure, what
 // wsemu emulates and the ratio emulated / published. Run on request (not in CI):
 //
-//   build/bin/calibration [--arch wse2|wse3] [--set key=value]... [--rows reduce,kernels]
+//   build/bin/calibration [--arch wse2|wse3] [--set key=value]... [--rows reduce,kernels,memcpy,launch]
 //
 // Rows:
 //   reduce   the wafer-scale reduce model (Luczynski et al., HPDC'24, under 4 % error on CS-2):
@@ -13,8 +13,16 @@
 //            iteration incl. halo exchange: 4x4 PEs of 64^2 and the strong-scaling 256^2 grid
 //            on 8x8, 16x16, 32x32 PEs), each timed by the kernel's own cycle-counter stamps
 //            (min..max over the PEs, as the published figures are).
-// The other rows of kernels/README.md's table (memcpy bandwidth, bandwidth-test, BiCGStab,
-// lib/allreduce, the 3-D FFT) are measured by their kernels' tests and documented there.
+//   memcpy   host -> device and device -> host bandwidth timed on the device with the
+//            bandwidth-test kernel's `tic` / `toc` stamps (max toc - min tic), against the SDK's
+//            7 Gbps per channel (875 MB/s of 32-bit words): one PE with 4096 words, and the SDK
+//            benchmark's 5x5 PEs with 256 words each.
+//   launch   the launch skew (firmware/README.md "Launch skew"): max - min over the PEs of the
+//            stamp `tic` takes first thing, on rows and rectangles; and what is left of it after
+//            a rectangle-wide sync (a scalar allreduce, lib/allreduce/test's `timed_sum` start
+//            stamps), against the hop distance px + py the SDK's bandwidth-test corrects by.
+// The other rows of kernels/README.md's table (BiCGStab, the 2-D allreduce, the 3-D FFT) are
+// measured by their kernels' tests and documented there.
 #include <algorithm>
 #include <bit>
 #include <map>
@@ -141,10 +149,104 @@ void kernel_rows(const std::vector<std::string>& overrides) {
   stencil_row(32, 8, 1420, 1797, overrides);
 }
 
+uint64_t u48(const std::vector<uint32_t>& t, size_t word) { return (uint64_t(t[word + 1] & 0xFFFF) << 32) | t[word]; }
+
+// max toc - min tic, and the tic stamps' spread, of bandwidth-test's `stamps` over the PEs.
+struct Window {
+  uint64_t cycles, tic_spread;
+};
+Window bandwidth_window(runtime::host::SdkRuntime& rt, int pw, int ph) {
+  std::vector<uint32_t> t(size_t(pw * ph) * 4);
+  rt.memcpy_d2h(t, "stamps", 0, 0, pw, ph, 4);
+  uint64_t first_tic = UINT64_MAX, last_tic = 0, last_toc = 0;
+  for (size_t p = 0; p < size_t(pw * ph); ++p) {
+    first_tic = std::min(first_tic, u48(t, p * 4));
+    last_tic = std::max(last_tic, u48(t, p * 4));
+    last_toc = std::max(last_toc, u48(t, p * 4 + 2));
+  }
+  return {last_toc - first_tic, last_tic - first_tic};
+}
+
+runtime::host::RuntimeOptions fabric_options(const std::vector<std::string>& overrides) {
+  runtime::host::RuntimeOptions o;
+  o.profile_overrides = overrides;
+  return o;
+}
+
+void memcpy_rows(const std::vector<std::string>& overrides) {
+  std::printf("\n### Host memcpy, timed on the device (bandwidth-test tic / toc), 1 channel\n\n");
+  std::printf("| row | published | emulated | ratio |\n|---|---|---|---|\n");
+  struct Case {
+    int pw, ph, n;
+  };
+  for (const Case c : {Case{1, 1, 4096}, Case{5, 5, 256}}) {
+    runtime::host::SdkRuntime rt(build("bandwidth-test", {{"PW", c.pw}, {"PH", c.ph}, {"N", c.n}}),
+                                 fabric_options(overrides));
+    rt.load();
+    const size_t words = size_t(c.pw * c.ph * c.n);
+    std::vector<uint32_t> data(words, 7u);
+    const double bytes = 4.0 * double(words), mhz = rt.clock_mhz();
+    rt.launch("tic");
+    rt.memcpy_h2d("buf", data, 0, 0, c.pw, c.ph, c.n);
+    rt.launch("toc");
+    const Window h2d = bandwidth_window(rt, c.pw, c.ph);
+    rt.launch("tic");
+    rt.memcpy_d2h(data, "buf", 0, 0, c.pw, c.ph, c.n);
+    rt.launch("toc");
+    const Window d2h = bandwidth_window(rt, c.pw, c.ph);
+    const double published = 7e9 / 8 / 1e6;  // MB/s of one channel
+    for (const auto& [dir, w] : {std::pair{"H2D", h2d}, std::pair{"D2H", d2h}}) {
+      const double mbs = bytes / (double(w.cycles) / mhz);
+      row(std::string("memcpy ") + dir + " " + std::to_string(c.pw) + "x" + std::to_string(c.ph) + " PEs, " +
+              std::to_string(c.n) + " words each",
+          "7 Gbps = " + number(published) + " MB/s",
+          std::to_string(w.cycles) + " cycles = " + number(mbs) + " MB/s", mbs / published);
+    }
+  }
+}
+
+void launch_rows(const std::vector<std::string>& overrides) {
+  std::printf("\n### Launch skew (max - min over the PEs of a stamp taken first thing), 1 channel\n\n");
+  std::printf("| row | published | emulated | ratio |\n|---|---|---|---|\n");
+  struct Shape {
+    int pw, ph;
+  };
+  for (const Shape s : {Shape{8, 1}, Shape{32, 1}, Shape{8, 8}, Shape{32, 8}}) {
+    const std::string shape = std::to_string(s.pw) + "x" + std::to_string(s.ph);
+    const double hops = double(s.pw + s.ph - 2);
+    {
+      runtime::host::SdkRuntime rt(build("bandwidth-test", {{"PW", s.pw}, {"PH", s.ph}, {"N", 1}}),
+                                   fabric_options(overrides));
+      rt.load();
+      rt.launch("tic");
+      rt.launch("toc");
+      const Window w = bandwidth_window(rt, s.pw, s.ph);
+      row("launch " + shape, "about the dimension: px + py <= " + number(hops),
+          std::to_string(w.tic_spread) + " cycles", double(w.tic_spread) / std::max(hops, 1.0));
+    }
+    {
+      runtime::host::SdkRuntime rt(build("lib/allreduce/test", {{"PW", s.pw}, {"PH", s.ph}, {"N", 1}}),
+                                   fabric_options(overrides));
+      rt.load();
+      rt.launch("timed_sum");
+      rt.run_until_quiescent();
+      std::vector<uint32_t> t(size_t(s.pw * s.ph) * 4);
+      rt.memcpy_d2h(t, "t", 0, 0, s.pw, s.ph, 4);
+      uint64_t lo = UINT64_MAX, hi = 0;
+      for (size_t p = 0; p < size_t(s.pw * s.ph); ++p) {
+        lo = std::min(lo, u48(t, p * 4));
+        hi = std::max(hi, u48(t, p * 4));
+      }
+      row("after a scalar allreduce " + shape, "px + py <= " + number(hops), std::to_string(hi - lo) + " cycles",
+          double(hi - lo) / std::max(hops, 1.0));
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string arch = "wse2", rows = "reduce,kernels";
+  std::string arch = "wse2", rows = "reduce,kernels,memcpy,launch";
   std::vector<std::string> overrides;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -154,7 +256,7 @@ int main(int argc, char** argv) {
       if (a == "--set") overrides.push_back(v);
       if (a == "--rows") rows = v;
     } else {
-      std::fprintf(stderr, "usage: calibration [--arch wse2|wse3] [--set key=value]... [--rows reduce,kernels]\n");
+      std::fprintf(stderr, "usage: calibration [--arch wse2|wse3] [--set key=value]... [--rows reduce,kernels,memcpy,launch]\n");
       return 2;
     }
   }
@@ -162,6 +264,8 @@ int main(int argc, char** argv) {
     const emu::ArchProfile p = emu::arch_profile_with(arch, overrides);
     if (rows.find("reduce") != std::string::npos) reduce_rows(p);
     if (rows.find("kernels") != std::string::npos) kernel_rows(overrides);
+    if (rows.find("memcpy") != std::string::npos) memcpy_rows(overrides);
+    if (rows.find("launch") != std::string::npos) launch_rows(overrides);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "calibration: %s\n", e.what());
     return 3;
