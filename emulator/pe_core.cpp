@@ -148,6 +148,7 @@ PeCore::CycleResult PeCore::step(const Context& ctx) {
       out.flushing = false;
       oq_flushing &= uint8_t(~(1u << (&out - oq.data())));
       out.color = -1;
+      oq_flushed |= uint8_t(1u << (&out - oq.data()));
       r.progressed = true;
       const int teardown = ctx.profile->teardown_task;
       if (tasks.local & TaskTable::bit(teardown)) activate(teardown, &ctx);
@@ -529,6 +530,10 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
       ctx.router->torn_down &= ~(1u << color);
       break;
     }
+    case Opcode::QFPEND:
+      reg(0) = oq_flushed;
+      oq_flushed = 0;
+      break;
     case Opcode::TDPEND:
       reg(0) = ctx.router ? ctx.router->td_pending : 0u;
       if (ctx.router) ctx.router->td_pending = 0;

@@ -146,6 +146,7 @@ class PeCore final : public RampPort {
   uint8_t oq_nonempty = 0;
   uint16_t ops_active = 0;  // bit s: ops[s].active
   uint8_t oq_flushing = 0;  // bit q: oq[q].flushing
+  uint8_t oq_flushed = 0;   // bit q: oq[q]'s qflush completed since the last `qfpend`
   bool color_slots = true;  // wse2: a color without an input queue lands in a 1-wavelet slot
   uint8_t ramp_down_latency = 1;  // the profile's, for the router's deliveries
   uint32_t slot_full = 0;

@@ -303,6 +303,60 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     p.task_lines[int(id.i)] = fi->label + ", " + spec;
     return none;
   }
+  if (n == "set_local_color_config") {
+    // The PE program configures its own router: every PE running it gets the route (written
+    // into the generated layout with the layout's own routes).
+    argc(2, 2);
+    if (!ctx.mod || !ctx.mod->program || ctx.gen) fail(e.span, "@set_local_color_config belongs in a comptime block of a PE program");
+    const Value c = ct(0, "color");
+    if (c.k != K::COLOR) fail(e.args[0]->span, "@set_local_color_config needs a color");
+    RouteConfig rc;
+    rc.color = int(c.i);
+    rc.span = e.span;
+    if (rc.color >= 21) fail(e.args[0]->span, "colors 21..23 are reserved by wsemu's memcpy firmware");
+    parse_color_config(ct(1, "configuration"), e.args[1]->span, rc);
+    for (const RouteConfig& o : ctx.mod->program->local_routes)
+      if (o.color == rc.color) fail(e.span, "color " + std::to_string(rc.color) + " is configured twice by this program");
+    ctx.mod->program->local_routes.push_back(rc);
+    return none;
+  }
+  if (n == "set_teardown_handler") {
+    // The generated teardown task 29 calls `handler` when a TEARDOWN command has torn `color`
+    // down at this PE's router (program.cpp, write_teardown_task).
+    argc(2, 2);
+    if (!ctx.mod || !ctx.mod->program || ctx.gen) fail(e.span, "@set_teardown_handler belongs in a comptime block of a PE program");
+    Program& p = *ctx.mod->program;
+    const Value f = ct(0, "handler");
+    if (f.k != K::FUNCTION || f.fn->decl_kind == "task" || !f.fn->params.empty())
+      fail(e.args[0]->span, "@set_teardown_handler needs a function without parameters (fn handler() void)");
+    const Value c = ct(1, "color");
+    if (c.k != K::COLOR) fail(e.args[1]->span, "@set_teardown_handler needs a color");
+    if (p.teardown_handlers.count(int(c.i))) fail(e.span, "color " + std::to_string(c.i) + " has a teardown handler already");
+    if (p.task_lines.count(29) && p.teardown_handlers.empty())
+      fail(e.span, "task id 29 (the teardown task) is bound by this program; @set_teardown_handler needs it");
+    p.teardown_handlers[int(c.i)] = function_instance(f.mod, f.fn, {}, e.span);
+    p.task_lines[29] = "wsemu$teardown, local, 29";
+    return none;
+  }
+  if (n == "wsemu_insn") {
+    // Library-only (<tile_config>): one instruction with comptime operands (integers, colors,
+    // queue and task ids), e.g. @wsemu_insn("rtcfg", c, 3, mask).
+    if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@" + n + " is reserved for the standard library");
+    if (!ctx.gen) fail(e.span, "@" + n + " is a run-time operation");
+    if (e.args.empty()) fail(e.span, "@wsemu_insn needs a mnemonic");
+    const Value m = ct(0, "mnemonic");
+    if (m.k != K::STRING) fail(e.args[0]->span, "@wsemu_insn needs the mnemonic as a string");
+    std::string line = m.s;
+    for (size_t i = 1; i < e.args.size(); ++i) {
+      const Value v = ct(i, "operand");
+      int64_t x = 0;
+      if (v.k == K::COLOR || v.k == K::QUEUE || v.k == K::TASK_ID) x = v.i;
+      else x = to_int(v, e.args[i]->span, "an operand of @wsemu_insn");
+      line += (i == 1 ? " " : ", ") + std::to_string(x);
+    }
+    emit(ctx, line, e.span);
+    return none;
+  }
   if (n == "activate" || n == "block" || n == "unblock") {
     argc(1, 1);
     Value id = ct(0, "task id");
@@ -424,7 +478,26 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     }
     return out;
   }
-  if (n == "wsemu_coord" || n == "wsemu_tsc" || n == "wsemu_tsch") {
+  if (n == "wsemu_dir_mask") {
+    // Library-only (<tile_config>): a direction or an array of directions as the ISA's mask
+    // (bit 0 N, 1 E, 2 S, 3 W, 4 RAMP; isa/README.md, route writes).
+    if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@" + n + " is reserved for the standard library");
+    argc(1, 1);
+    const Value v = ct(0, "directions");
+    static const int bit_of[] = {0, 2, 1, 3, 4};  // Value's N, S, E, W, RAMP -> the ISA's bits
+    int64_t mask = 0;
+    auto one = [&](const Value& d) {
+      if (d.k != K::DIRECTION) fail(e.args[0]->span, "@wsemu_dir_mask needs directions (NORTH, SOUTH, EAST, WEST, RAMP)");
+      mask |= int64_t(1) << bit_of[d.i];
+    };
+    if (v.k == K::STRUCT) {
+      for (const Value& d : v.st->values) one(d);
+    } else {
+      one(v);
+    }
+    return make_int(mask);
+  }
+  if (n == "wsemu_coord" || n == "wsemu_tsc" || n == "wsemu_tsch" || n == "wsemu_tdmask") {
     // Library-only run-time reads: this PE's coordinate in the kernel rectangle, the cycle counter.
     if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@" + n + " is reserved for the standard library");
     if (!ctx.gen) fail(e.span, "@" + n + " is a run-time operation");

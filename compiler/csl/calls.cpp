@@ -113,11 +113,13 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
     emit(ctx, load_mnemonic(r.elem, at) + reg(rd) + ", " + mem_operand(r), at);
     return runtime(rd, r.elem);
   }
-  if (fn.k == Value::K::BUILTIN_NAME && (fn.s == "__wsemu_coord" || fn.s == "__wsemu_tsc" || fn.s == "__wsemu_tsch")) {
+  if (fn.k == Value::K::BUILTIN_NAME &&
+      (fn.s == "__wsemu_coord" || fn.s == "__wsemu_tsc" || fn.s == "__wsemu_tsch" || fn.s == "__wsemu_tdmask")) {
     const int rd = alloc_temp(ctx, at);
     if (fn.s == "__wsemu_coord") emit(ctx, "coord " + reg(rd) + ", " + std::to_string(fn.st->values[0].i), at);
+    else if (fn.s == "__wsemu_tdmask") emit(ctx, "tdmask " + reg(rd), at);
     else emit(ctx, std::string(fn.s == "__wsemu_tsc" ? "tsc " : "tsch ") + reg(rd), at);
-    return runtime(rd, fn.s == "__wsemu_tsc" ? int_type(32, false) : int_type(16, false));
+    return runtime(rd, fn.s == "__wsemu_tsc" || fn.s == "__wsemu_tdmask" ? int_type(32, false) : int_type(16, false));
   }
   if (fn.k == Value::K::BUILTIN_NAME && fn.s == "__deref_load") {
     const Value& p = fn.st->values[0];

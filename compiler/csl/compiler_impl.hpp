@@ -62,6 +62,20 @@ struct FnInst {
   bool generated = false;
 };
 
+struct RouteConfig {
+  int x = 0, y = 0, color = 0;
+  std::vector<std::string> rx, tx;     // first position
+  std::vector<std::vector<std::string>> pos_rx, pos_tx;  // switch positions 1..3 (may be empty)
+  bool ring_mode = false;
+  int current_switch_pos = 0;
+  std::string pop_mode;
+  bool has_filter = false;
+  int64_t filter_min = 0, filter_max = 0;
+  bool swap_x = false, swap_y = false;
+  bool teardown = false;  // .teardown = true: starts torn down, rewritten at run time
+  Span span;
+};
+
 struct Program {
   std::string file;          // resolved path of the tile code
   std::string key;           // file + parameters: one Program per distinct key
@@ -85,6 +99,10 @@ struct Program {
   std::map<int, std::string> task_lines;  // id -> "label, local, 5" (a .task directive's operands)
   std::set<int> blocked_tasks;
   std::map<int, Span> activated_tasks;  // @activate at comptime: id -> where
+  // @set_local_color_config: routes of every PE that runs this program (x, y unused).
+  std::vector<RouteConfig> local_routes;
+  // @set_teardown_handler: color -> the handler, called by the generated teardown task 29.
+  std::map<int, FnInst*> teardown_handlers;
   std::map<int, int> input_queue_colors, output_queue_colors;  // queue -> color, bound at load
   std::set<int> stream_in_queues, stream_out_queues;  // queues the program bound to the host streams
   // Data exported by a standard library module (<debug>'s trace buffers): the host may read it
@@ -133,18 +151,6 @@ struct Placement {
   std::string key;
 };
 
-struct RouteConfig {
-  int x = 0, y = 0, color = 0;
-  std::vector<std::string> rx, tx;     // first position
-  std::vector<std::vector<std::string>> pos_rx, pos_tx;  // switch positions 1..3 (may be empty)
-  bool ring_mode = false;
-  int current_switch_pos = 0;
-  std::string pop_mode;
-  bool has_filter = false;
-  int64_t filter_min = 0, filter_max = 0;
-  bool swap_x = false, swap_y = false;
-  Span span;
-};
 
 struct HostExport {
   std::string name;
@@ -219,6 +225,8 @@ class Compiler {
 
   // ---- layout_eval.cpp ----
   void layout_builtin(const Expr& e, const std::string& name, std::vector<Value>& args, Ctx& ctx, Value* result);
+  void parse_color_config(const Value& cfg, Span at, RouteConfig& rc);
+  void write_teardown_task(Program& p);
   std::string write_layout();
   void finish_executable(Executable& exe);
 

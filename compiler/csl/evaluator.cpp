@@ -207,7 +207,7 @@ bool builtin_type(const std::string& name, Value& out) {
       {"comptime_struct", TK::COMPTIME_STRUCT}, {"color", TK::COLOR}, {"data_task_id", TK::DATA_TASK_ID},
       {"local_task_id", TK::LOCAL_TASK_ID}, {"control_task_id", TK::CONTROL_TASK_ID},
       {"input_queue", TK::INPUT_QUEUE}, {"output_queue", TK::OUTPUT_QUEUE}, {"imported_module", TK::MODULE},
-      {"ut_id", TK::UT_ID}, {"direction", TK::DIRECTION}};
+      {"ut_id", TK::UT_ID}, {"direction", TK::DIRECTION}, {"anytype", TK::ANYTYPE}};
   auto it = kinds.find(name);
   if (it != kinds.end()) return out = type_named(it->second), true;
   if (name == "dsr_dest" || name == "dsr_src0" || name == "dsr_src1") {
@@ -398,7 +398,7 @@ Value Compiler::field(const Value& base, const std::string& name, Span at, Ctx& 
 }
 
 Value Compiler::coerce(const Value& v, const TypeRef& t, Span at, Ctx& ctx) {
-  if (!t) return v;
+  if (!t || t->kind == TK::ANYTYPE) return v;
   using K = Value::K;
   if (v.k == K::UNDEFINED) {
     Value u = v;

@@ -31,6 +31,76 @@ std::vector<std::string> directions(const Value& v, Span at, const std::string& 
 
 }  // namespace
 
+// A color configuration struct (.routes, .switches, .filter, .teardown), as @set_color_config and
+// @set_local_color_config take it.
+void Compiler::parse_color_config(const Value& cfg, Span at, RouteConfig& rc) {
+  if (cfg.k != Value::K::STRUCT) fail(at, "the configuration must be a struct .{ .routes = ... }");
+  for (size_t i = 0; i < cfg.st->names.size(); ++i) {
+    const std::string& k = cfg.st->names[i];
+    const Value& v = cfg.st->values[i];
+    if (k == "routes") {
+      if (v.k != Value::K::STRUCT) fail(at, ".routes must be .{ .rx = ..., .tx = ... }");
+      for (size_t j = 0; j < v.st->names.size(); ++j) {
+        if (v.st->names[j] == "rx") rc.rx = directions(v.st->values[j], at, ".rx");
+        else if (v.st->names[j] == "tx") rc.tx = directions(v.st->values[j], at, ".tx");
+        else if (v.st->names[j] == "color_swap_x") rc.swap_x = to_bool(v.st->values[j], at, ".color_swap_x");
+        else if (v.st->names[j] == "color_swap_y") rc.swap_y = to_bool(v.st->values[j], at, ".color_swap_y");
+        else fail(at, "unknown field ." + v.st->names[j] + " of .routes (rx, tx, color_swap_x, color_swap_y)");
+      }
+    } else if (k == "switches") {
+      if (v.k != Value::K::STRUCT) fail(at, ".switches must be a struct");
+      rc.pos_rx.assign(3, {});
+      rc.pos_tx.assign(3, {});
+      for (size_t j = 0; j < v.st->names.size(); ++j) {
+        const std::string& sk = v.st->names[j];
+        const Value& sv = v.st->values[j];
+        if (sk == "pos1" || sk == "pos2" || sk == "pos3") {
+          const size_t p = size_t(sk[3] - '1');
+          if (sv.k != Value::K::STRUCT) fail(at, "." + sk + " must be .{ .rx = ... } or .{ .tx = ... }");
+          for (size_t q = 0; q < sv.st->names.size(); ++q) {
+            if (sv.st->names[q] == "rx") rc.pos_rx[p] = directions(sv.st->values[q], at, "." + sk + ".rx");
+            else if (sv.st->names[q] == "tx") rc.pos_tx[p] = directions(sv.st->values[q], at, "." + sk + ".tx");
+            else fail(at, "unknown field ." + sv.st->names[q] + " of ." + sk);
+          }
+        } else if (sk == "ring_mode") {
+          rc.ring_mode = to_bool(sv, at, ".ring_mode");
+        } else if (sk == "pop_mode") {
+          // .pop_mode = .{ .no_pop = true } / .always_pop / .pop_on_advance
+          if (sv.k != Value::K::STRUCT || sv.st->names.size() != 1)
+            fail(at, ".pop_mode must be .{ .no_pop = true }, .{ .always_pop = true } or .{ .pop_on_advance = true }");
+          const std::string& m = sv.st->names[0];
+          if (!to_bool(sv.st->values[0], at, ".pop_mode." + m)) fail(at, ".pop_mode." + m + " must be true");
+          if (m == "no_pop") rc.pop_mode = "never";
+          else if (m == "always_pop") rc.pop_mode = "always";
+          else if (m == "pop_on_advance") rc.pop_mode = "advance";
+          else fail(at, "unknown pop mode ." + m + " (no_pop, always_pop, pop_on_advance)");
+        } else if (sk == "current_switch_pos") {
+          rc.current_switch_pos = int(to_int(sv, at, ".current_switch_pos"));
+        } else {
+          fail(at, "unsupported: switch setting ." + sk);
+        }
+      }
+    } else if (k == "filter") {
+      if (v.k != Value::K::STRUCT) fail(at, ".filter must be .{ .kind = .{ .range = true }, .min_idx = A, .max_idx = B }");
+      const Value* kind = v.st->find("kind");
+      const Value* range = kind && kind->k == Value::K::STRUCT ? kind->st->find("range") : nullptr;
+      if (!range || !to_bool(*range, at, ".kind.range"))
+        fail(at, "unsupported: filter kinds other than .{ .range = true }");
+      const Value* lo = v.st->find("min_idx");
+      const Value* hi = v.st->find("max_idx");
+      if (!lo || !hi) fail(at, "a range filter needs .min_idx and .max_idx");
+      rc.has_filter = true;
+      rc.filter_min = to_int(*lo, at, ".min_idx");
+      rc.filter_max = to_int(*hi, at, ".max_idx");
+    } else if (k == "teardown") {
+      rc.teardown = to_bool(v, at, ".teardown");
+    } else {
+      fail(at, "unsupported: color configuration field ." + k);
+    }
+  }
+  if (rc.rx.empty() || rc.tx.empty()) fail(at, "the route needs both .rx and .tx");
+}
+
 void Compiler::layout_builtin(const Expr& e, const std::string& n, std::vector<Value>& args, Ctx& ctx, Value* result) {
   (void)ctx;
   auto argc = [&](size_t lo, size_t hi) {
@@ -101,60 +171,7 @@ void Compiler::layout_builtin(const Expr& e, const std::string& n, std::vector<V
     for (const RouteConfig& o : routes)
       if (o.x == rc.x && o.y == rc.y && o.color == rc.color)
         fail(e.span, "color " + std::to_string(rc.color) + " is configured twice at PE (" + std::to_string(rc.x) + ", " + std::to_string(rc.y) + ")");
-    const Value& cfg = args[3];
-    if (cfg.k != Value::K::STRUCT) fail(e.args[3]->span, "the configuration must be a struct .{ .routes = ... }");
-    for (size_t i = 0; i < cfg.st->names.size(); ++i) {
-      const std::string& k = cfg.st->names[i];
-      const Value& v = cfg.st->values[i];
-      if (k == "routes") {
-        if (v.k != Value::K::STRUCT) fail(e.args[3]->span, ".routes must be .{ .rx = ..., .tx = ... }");
-        for (size_t j = 0; j < v.st->names.size(); ++j) {
-          if (v.st->names[j] == "rx") rc.rx = directions(v.st->values[j], e.args[3]->span, ".rx");
-          else if (v.st->names[j] == "tx") rc.tx = directions(v.st->values[j], e.args[3]->span, ".tx");
-          else if (v.st->names[j] == "color_swap_x") rc.swap_x = to_bool(v.st->values[j], e.args[3]->span, ".color_swap_x");
-          else if (v.st->names[j] == "color_swap_y") rc.swap_y = to_bool(v.st->values[j], e.args[3]->span, ".color_swap_y");
-          else fail(e.args[3]->span, "unknown field ." + v.st->names[j] + " of .routes (rx, tx, color_swap_x, color_swap_y)");
-        }
-      } else if (k == "switches") {
-        if (v.k != Value::K::STRUCT) fail(e.args[3]->span, ".switches must be a struct");
-        rc.pos_rx.assign(3, {});
-        rc.pos_tx.assign(3, {});
-        for (size_t j = 0; j < v.st->names.size(); ++j) {
-          const std::string& sk = v.st->names[j];
-          const Value& sv = v.st->values[j];
-          if (sk == "pos1" || sk == "pos2" || sk == "pos3") {
-            const size_t p = size_t(sk[3] - '1');
-            if (sv.k != Value::K::STRUCT) fail(e.args[3]->span, "." + sk + " must be .{ .rx = ... } or .{ .tx = ... }");
-            for (size_t q = 0; q < sv.st->names.size(); ++q) {
-              if (sv.st->names[q] == "rx") rc.pos_rx[p] = directions(sv.st->values[q], e.args[3]->span, "." + sk + ".rx");
-              else if (sv.st->names[q] == "tx") rc.pos_tx[p] = directions(sv.st->values[q], e.args[3]->span, "." + sk + ".tx");
-              else fail(e.args[3]->span, "unknown field ." + sv.st->names[q] + " of ." + sk);
-            }
-          } else if (sk == "ring_mode") {
-            rc.ring_mode = to_bool(sv, e.args[3]->span, ".ring_mode");
-          } else if (sk == "current_switch_pos") {
-            rc.current_switch_pos = int(to_int(sv, e.args[3]->span, ".current_switch_pos"));
-          } else {
-            fail(e.args[3]->span, "unsupported: switch setting ." + sk);
-          }
-        }
-      } else if (k == "filter") {
-        if (v.k != Value::K::STRUCT) fail(e.args[3]->span, ".filter must be .{ .kind = .{ .range = true }, .min_idx = A, .max_idx = B }");
-        const Value* kind = v.st->find("kind");
-        const Value* range = kind && kind->k == Value::K::STRUCT ? kind->st->find("range") : nullptr;
-        if (!range || !to_bool(*range, e.args[3]->span, ".kind.range"))
-          fail(e.args[3]->span, "unsupported: filter kinds other than .{ .range = true }");
-        const Value* lo = v.st->find("min_idx");
-        const Value* hi = v.st->find("max_idx");
-        if (!lo || !hi) fail(e.args[3]->span, "a range filter needs .min_idx and .max_idx");
-        rc.has_filter = true;
-        rc.filter_min = to_int(*lo, e.args[3]->span, ".min_idx");
-        rc.filter_max = to_int(*hi, e.args[3]->span, ".max_idx");
-      } else {
-        fail(e.args[3]->span, "unsupported: color configuration field ." + k);
-      }
-    }
-    if (rc.rx.empty() || rc.tx.empty()) fail(e.args[3]->span, "the route needs both .rx and .tx");
+    parse_color_config(args[3], e.args[3]->span, rc);
     routes.push_back(rc);
     return;
   }
@@ -179,6 +196,21 @@ void Compiler::layout_builtin(const Expr& e, const std::string& n, std::vector<V
 }
 
 std::string Compiler::write_layout() {
+  // The layout's routes, and those each PE's program configures itself (@set_local_color_config).
+  std::vector<RouteConfig> all_routes = routes;
+  for (const auto& [xy, pl] : tiles) {
+    const auto prog = programs_by_key.find(pl.key);
+    if (prog == programs_by_key.end()) continue;
+    for (RouteConfig rc : prog->second->local_routes) {
+      rc.x = xy.first;
+      rc.y = xy.second;
+      for (const RouteConfig& o : all_routes)
+        if (o.x == rc.x && o.y == rc.y && o.color == rc.color)
+          fail(rc.span, "color " + std::to_string(rc.color) + " is configured twice at PE (" + std::to_string(rc.x) +
+                            ", " + std::to_string(rc.y) + ") (by the layout and by @set_local_color_config)");
+      all_routes.push_back(rc);
+    }
+  }
   std::vector<std::string> out;
   out.push_back("# Generated by wsemu cslc from " + sources.name(0) + "; do not edit.");
   out.push_back("arch " + opt.arch);
@@ -212,7 +244,7 @@ std::string Compiler::write_layout() {
                     std::to_string(opt.offset_y + y) + ") size " + std::to_string(w) + " x " + std::to_string(h) + " {");
       const Program* prog = k.empty() ? nullptr : programs_by_key.at(k);
       if (prog) out.push_back("  program \"" + wsa_name[k] + "\"");
-      for (const RouteConfig& rc : routes) {
+      for (const RouteConfig& rc : all_routes) {
         if (rc.x < x || rc.x >= x + w || rc.y < y || rc.y >= y + h) continue;
         auto set = [](const std::vector<std::string>& d) {
           std::string s = "[";
@@ -250,6 +282,8 @@ std::string Compiler::write_layout() {
         if (rc.has_filter) line += " filter [" + std::to_string(rc.filter_min) + ", " + std::to_string(rc.filter_max) + "]";
         if (rc.swap_x) line += " swap_x";
         if (rc.swap_y) line += " swap_y";
+        if (!rc.pop_mode.empty()) line += " pop " + rc.pop_mode;
+        if (rc.teardown) line += " teardown";
         line += " where x == " + std::to_string(rc.x - x) + " && y == " + std::to_string(rc.y - y);
         out.push_back(line);
       }

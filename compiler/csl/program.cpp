@@ -209,6 +209,54 @@ std::string Compiler::write_program(Program& p) {
   return text;
 }
 
+// The teardown task 29 of a program with @set_teardown_handler: it reads the colors a TEARDOWN
+// command tore down since it last ran (`tdpend`) and calls each one's handler, in color order.
+// The handler (or a task after it) ends the teardown with <tile_config>'s teardown.exit(c).
+// Task 29 is also the qflush task: where the memcpy firmware is included it binds 29 to its
+// flush handler, so this task is bound at run time instead (`bind` at the start of every
+// launched function: a teardown can only follow the kernel's start) and passes a completed
+// flush (`qfpend`) on to the firmware's handler.
+void Compiler::write_teardown_task(Program& p) {
+  if (p.teardown_handlers.empty()) return;
+  const bool firmware = p.includes.count("memcpy.wsa") > 0;
+  auto line = [&](const std::string& l) { p.code.push_back("        " + l); };
+  if (firmware) {
+    p.task_lines.erase(29);
+    for (const std::string& f : p.exported_functions) {
+      for (size_t i = 0; i < p.code.size(); ++i) {
+        if (p.code[i].rfind(f + ":", 0) != 0) continue;
+        p.code.insert(p.code.begin() + long(i) + 1, "        bind    29, wsemu$teardown");
+        break;
+      }
+    }
+  }
+  p.code.push_back("");
+  p.code.push_back("wsemu$teardown:                 ; task 29: the teardown handlers (@set_teardown_handler)");
+  line(".loc");
+  p.last_loc.clear();
+  line("tdpend  r1");
+  line("li      r3, wsemu$td_pending");
+  line("st32    [r3], r1");
+  for (const auto& [color, fi] : p.teardown_handlers) {
+    const std::string skip = "wsemu$td_skip" + std::to_string(color);
+    line("li      r3, wsemu$td_pending");
+    line("ld32    r1, [r3]");
+    line("shri    r1, r1, " + std::to_string(color));
+    line("andi    r1, r1, 1");
+    line("li      r2, 0");
+    line("beq     r1, r2, " + skip);
+    line("call    " + fi->label);
+    p.code.push_back(skip + ":");
+  }
+  if (firmware) {
+    line("qfpend  r1");
+    line("li      r2, 0");
+    line("bne     r1, r2, memcpy_flushed");
+  }
+  line("exit");
+  p.extra_data.push_back("wsemu$td_pending: .u32 0");
+}
+
 Program* Compiler::program_for(const Placement& pl) {
   auto it = programs_by_key.find(pl.key);
   if (it != programs_by_key.end()) return it->second;
@@ -222,6 +270,7 @@ Program* Compiler::program_for(const Placement& pl) {
   ModuleInstance* m = instantiate(pl.file, pl.params.st, pl.span, raw, false, true);
   run_comptime_blocks(m);
   generate_functions(*raw);
+  write_teardown_task(*raw);
   raw->asm_text = write_program(*raw);
   return raw;
 }

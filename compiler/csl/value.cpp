@@ -39,7 +39,7 @@ bool same_type(const TypeRef& a, const TypeRef& b) {
 bool Type::is_comptime_only() const {
   switch (kind) {
     case TK::COMPTIME_INT: case TK::COMPTIME_FLOAT: case TK::TYPE: case TK::COMPTIME_STRING:
-    case TK::COMPTIME_STRUCT: case TK::MODULE: return true;
+    case TK::COMPTIME_STRUCT: case TK::MODULE: case TK::ANYTYPE: return true;
     default: return false;
   }
 }
@@ -97,6 +97,7 @@ std::string Type::str() const {
     case TK::UT_ID: return "ut_id";
     case TK::NULL_T: return "@TypeOf(null)";
     case TK::UNDEFINED_T: return "@TypeOf(undefined)";
+    case TK::ANYTYPE: return "anytype";
   }
   return "?";
 }

@@ -74,6 +74,13 @@ struct ColorRoute {
   // Color swap (WSE-2): wavelets of this color arriving from E/W (swap_x) or N/S (swap_y) become
   // color ^ 1.
   bool swap_x = false, swap_y = false;
+  // What routers do with the commands of control wavelets they forward (emu::PopMode): 0 pop
+  // always (the default), 1 never, 2 only a SWITCH_ADV.
+  uint8_t pop_mode = 0;
+  // The PE may rewrite the route at run time (<tile_config>): the router buffers every link.
+  bool reconfigurable = false;
+  // The color starts in teardown (the SDK's `.teardown = true`); implies reconfigurable.
+  bool teardown = false;
   friend bool operator==(const ColorRoute&, const ColorRoute&) = default;
 };
 

@@ -85,6 +85,9 @@ pb::Executable to_proto(const Executable& exe) {
       cr->set_filter_max(r.filter_max);
       cr->set_swap_x(r.swap_x);
       cr->set_swap_y(r.swap_y);
+      cr->set_pop_mode(r.pop_mode);
+      cr->set_reconfigurable(r.reconfigurable);
+      cr->set_teardown(r.teardown);
     }
   }
   for (const PeConfig& c : exe.pe_configs) {
@@ -181,6 +184,9 @@ Executable from_proto(const pb::Executable& p, std::string_view name) {
       r.filter_max = half_word(cr.filter_max(), name, "filter maximum");
       r.swap_x = cr.swap_x();
       r.swap_y = cr.swap_y();
+      r.pop_mode = uint8_t(small(cr.pop_mode(), 3, name, "pop mode"));
+      r.reconfigurable = cr.reconfigurable();
+      r.teardown = cr.teardown();
       out.routes.push_back(std::move(r));
     }
     exe.route_sets.push_back(std::move(out));

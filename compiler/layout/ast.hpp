@@ -93,6 +93,11 @@ struct RouteAst {
   Loc filter_loc;
   ExprPtr filter_min, filter_max;
   bool swap_x = false, swap_y = false;  // color swap with color ^ 1 (WSE-2)
+  // `pop always|never|advance`: what routers do with control-wavelet commands (-1: not given).
+  int pop_mode = -1;
+  Loc pop_loc;
+  bool reconfigurable = false;  // `reconfigurable`: the PE may rewrite the route at run time
+  bool teardown = false;        // `teardown`: the color starts torn down (implies reconfigurable)
   // Every condition must hold at a PE for the route to apply there (its own `where` and those
   // of the enclosing `where` blocks).
   std::vector<SharedExpr> conditions;

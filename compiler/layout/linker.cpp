@@ -214,8 +214,9 @@ class Linker {
               [](const ColorRoute& a, const ColorRoute& b) { return a.color < b.color; });
     std::string id;
     for (const ColorRoute& r : set.routes) {
-      id += fmt::format("{}:{}:{}:{}:{}:{}:{}:{}:{}", r.color, r.current_position, r.ring_mode, r.host_port,
-                        r.filter, r.filter_min, r.filter_max, r.swap_x, r.swap_y);
+      id += fmt::format("{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}", r.color, r.current_position, r.ring_mode, r.host_port,
+                        r.filter, r.filter_min, r.filter_max, r.swap_x, r.swap_y, r.pop_mode, r.reconfigurable,
+                        r.teardown);
       for (const SwitchPosition& p : r.positions) id += fmt::format(",{}/{}", p.rx.bits, p.tx.bits);
       id += ';';
     }

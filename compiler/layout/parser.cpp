@@ -479,9 +479,22 @@ class Parser {
       }
     }
     // Optional clauses after the sets and the switch block, in any order.
-    while (is_word("filter") || is_word("swap_x") || is_word("swap_y")) {
+    while (is_word("filter") || is_word("swap_x") || is_word("swap_y") || is_word("pop") ||
+           is_word("reconfigurable") || is_word("teardown")) {
       const Token& word = next();
-      if (word.text == "filter") {
+      if (word.text == "pop") {
+        if (r.pop_mode >= 0) fail(word.loc, "'pop' given twice in one route");
+        r.pop_loc = word.loc;
+        const Token& mode = expect_ident("a pop mode: always, never or advance");
+        if (mode.text == "always") r.pop_mode = 0;
+        else if (mode.text == "never") r.pop_mode = 1;
+        else if (mode.text == "advance") r.pop_mode = 2;
+        else fail(mode.loc, "unknown pop mode '" + mode.text + "' (always, never or advance)");
+      } else if (word.text == "reconfigurable" || word.text == "teardown") {
+        bool& flag = word.text == "teardown" ? r.teardown : r.reconfigurable;
+        if (flag) fail(word.loc, "'" + word.text + "' given twice in one route");
+        flag = true;
+      } else if (word.text == "filter") {
         if (r.filter_min) fail(word.loc, "'filter' given twice in one route");
         r.filter_loc = word.loc;
         expect_punct("[", "to open the filter range (filter [MIN, MAX])");

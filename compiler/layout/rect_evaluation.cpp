@@ -210,6 +210,9 @@ void Checker::bind_rect(RectContext& ctx) {
     }
     route.route.swap_x = ra.swap_x;
     route.route.swap_y = ra.swap_y;
+    if (ra.pop_mode >= 0) route.route.pop_mode = static_cast<uint8_t>(ra.pop_mode);
+    route.route.reconfigurable = ra.reconfigurable || ra.teardown;
+    route.route.teardown = ra.teardown;
     if (ra.ring && route.route.positions.size() < 2) {
       error(ra.switch_loc, "ring mode needs at least one switch position (pos1)");
       ok = false;
@@ -219,12 +222,13 @@ void Checker::bind_rect(RectContext& ctx) {
       any_rx.bits |= sp.rx.bits;
       any_tx.bits |= sp.tx.bits;
     }
-    if (ok && any_tx.empty()) {
+    // A reconfigurable route's program writes its real directions at run time.
+    if (ok && any_tx.empty() && !route.route.reconfigurable) {
       error(ra.loc, "the route for color " + std::to_string(color) +
                         " never transmits (tx is empty in every switch position)");
       ok = false;
     }
-    if (ok && any_rx.empty()) {
+    if (ok && any_rx.empty() && !route.route.reconfigurable) {
       error(ra.loc, "the route for color " + std::to_string(color) +
                         " never receives (rx is empty in every switch position)");
       ok = false;

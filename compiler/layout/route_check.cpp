@@ -112,7 +112,8 @@ void Checker::check_neighbours() {
               if (once(ri, 2, static_cast<int>(s.dir)))
                 error(route.loc, what + " sends " + s.word + " to " + neighbour +
                                      ", which has no route for " + color_text(cr.color));
-            } else if (!unions[other].rx.contains(opposite(s.dir))) {
+            } else if (!plan_.routes[other].route.reconfigurable && !unions[other].rx.contains(opposite(s.dir))) {
+              // (A reconfigurable route receives on every link: its PE may rewrite it to.)
               if (once(ri, 3, static_cast<int>(s.dir))) {
                 error(route.loc, what + " sends " + s.word + " to " + neighbour + ", whose route for " +
                                      color_text(cr.color) + " does not receive from " +

@@ -42,6 +42,9 @@ emu::ColorRoute to_emu(const ColorRoute& r) {
   e.filter_max = r.filter_max;
   e.swap_x = r.swap_x;
   e.swap_y = r.swap_y;
+  e.pop_mode = emu::PopMode(r.pop_mode);
+  e.reconfigurable = r.reconfigurable;
+  e.teardown = r.teardown;
   return e;
 }
 

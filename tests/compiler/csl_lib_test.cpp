@@ -152,8 +152,9 @@ TEST(CslStdlib, MemcpySwitchesMoveTheSwitchesTheyName) {
     rt.load();
     std::vector<uint32_t> words(5);
     rt.memcpy_d2h(words, "words", 0, 0, 1, 1, 5);
-    // switch_cmd_1, _11, _111, reset_cmd_1, teardown_cmd_1: 2-bit commands from bit 24 (ADV 1, RST 2, TEARDOWN 3)
-    EXPECT_EQ(words, (std::vector<uint32_t>{0x01000000, 0x05000000, 0x15000000, 0x02000000, 0x03000000}));
+    // switch_cmd_1, _11, _111, reset_cmd_1, teardown_cmd_1: 2-bit commands from bit 24 (ADV 1, RST 2, TEARDOWN 3),
+    // and ctrl's ce_ignore bit 23
+    EXPECT_EQ(words, (std::vector<uint32_t>{0x01800000, 0x05800000, 0x15800000, 0x02800000, 0x03800000}));
     std::vector<uint32_t> got(8);
     rt.launch("send_1");
     rt.memcpy_d2h(got, "got", 1, 0, 2, 1, 4);
@@ -161,6 +162,29 @@ TEST(CslStdlib, MemcpySwitchesMoveTheSwitchesTheyName) {
     rt.launch("send_11");
     rt.memcpy_d2h(got, "got", 1, 0, 2, 1, 4);
     EXPECT_EQ(got, (std::vector<uint32_t>{22, 0, 0, 0, 11, 22, 11, 0}));
+  }
+}
+
+// <tile_config> with @set_local_color_config (.teardown = true, pop on advance) and
+// @set_teardown_handler: one color, two phases (tests/compiler/programs/tile_config). PE 0 sends
+// 21 east and a one-command teardown (ce_ignore), which tears the color down at both routers only
+// because it is not popped; both handlers (each seeing bit 4, the color, pending) reverse the
+// route and PE 1 sends back 2 * 21. Worked by hand: PE 0 gets 42, PE 1 21. Without the pop mode,
+// the handlers or the route rewrites, PE 1 keeps waiting and the run hangs.
+TEST(CslStdlib, TileConfigRewritesOneColorBetweenPhases) {
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/tile_config/layout.csl", {}, arch, {9, 3, 4, 1},
+                                "wsemu-csl-tile-config-" + arch);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    rt.launch("start");
+    std::vector<uint32_t> result(2), pending(2);
+    rt.memcpy_d2h(result, "result", 0, 0, 2, 1, 1);
+    rt.memcpy_d2h(pending, "pending", 0, 0, 2, 1, 1);
+    EXPECT_EQ(result, (std::vector<uint32_t>{42, 21}));
+    EXPECT_EQ(pending, (std::vector<uint32_t>{1u << 4, 1u << 4}));
   }
 }
 
