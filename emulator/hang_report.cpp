@@ -131,14 +131,31 @@ HangReport Wafer::hang_report() const {
       const PeCore& c = cores_[t.core];
       const int id = profile_.teardown_task;
       const uint64_t b = TaskTable::bit(id);
-      if (!(c.tasks.local & b))
+      const ColorChannel* ch = t.router.channel(color);
+      if (ch && ch->route.teardown && !(t.router.td_pending & (1u << color)) && !(c.tasks.activated & b))
+        who = fmt::format("it started torn down (layout 'teardown') and no task has run `tdexit {}`", color);
+      else if (!(c.tasks.local & b))
         who = fmt::format("no teardown task {} is bound to end it", id);
       else if (c.tasks.activated & c.tasks.blocked & b)
         who = fmt::format("teardown task {} is activated but blocked", id);
       else
         who = fmt::format("teardown task {} ran without `tdexit {}`", id, color);
     }
-    return fmt::format("color {} is torn down at this router ({})", color, who);
+    // The route as it is now: route writes may have changed it since the layout.
+    std::string route;
+    if (const ColorChannel* ch = t.router.channel(color)) {
+      auto dirs = [](DirectionMask m) {
+        std::string out;
+        for (int d = 0; d < kNumDirections; ++d)
+          if (m & (1u << d)) out += std::string(out.empty() ? "" : ", ") + std::string(direction_name(Direction(d)));
+        return "[" + out + "]";
+      };
+      const RoutePosition& pos = ch->route.positions[ch->route.current];
+      static const char* pop_names[] = {"always", "never", "on advance"};
+      route = fmt::format("; its route: position {} of {}, rx {}, tx {}, pop {}", ch->route.current,
+                          ch->route.num_positions, dirs(pos.rx), dirs(pos.tx), pop_names[int(ch->route.pop_mode) % 3]);
+    }
+    return fmt::format("color {} is torn down at this router ({}){}", color, who, route);
   };
   // Who could feed color `c` into tile `s` (for waits on an empty input).
   auto upstream = [&](uint32_t s, int color) {

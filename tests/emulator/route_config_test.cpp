@@ -276,5 +276,23 @@ TEST(RouteWrite, AReconfigurableRouteBuffersEveryLink) {
       << r.hang->to_string();
 }
 
+TEST(RouteWrite, AHangNamesAColorThatStartedTornDownAndItsRoute) {
+  // PE(0,0) starts color 1 torn down and never ends the teardown: the wavelet from the west
+  // waits, and the report says why and what the route is now.
+  Wafer w(emu::arch_profile("wse2"), 1, 1);
+  ColorRoute r = route("W", "E");
+  r.teardown = true;
+  r.pop_mode = PopMode::POP_ON_ADVANCE;
+  w.set_route(0, 0, 1, r);
+  w.load_program(0, 0, assemble(".task t, local, 29\n exit\n"));
+  ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(1, 5)));
+  const RunResult res = w.run(100);
+  ASSERT_EQ(res.status, RunResult::Status::HANG);
+  const std::string text = res.hang->to_string();
+  EXPECT_NE(text.find("it started torn down (layout 'teardown') and no task has run `tdexit 1`"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("its route: position 0 of 1, rx [WEST], tx [EAST], pop on advance"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace wsemu::testing
