@@ -188,11 +188,20 @@ class Compiler {
   int64_t to_int(const Value& v, Span at, const std::string& what);
   bool to_bool(const Value& v, Span at, const std::string& what);
   // (call, call_comptime, exec, exec_block, declare_var: comptime_exec.cpp)
+  struct PathStep {  // one step of a comptime assignment target: `[i, j]` or `.name`
+    const Expr* at = nullptr;
+    std::string field;
+    std::vector<int64_t> index;
+  };
+  Value assign_path(const Value& agg, const std::vector<PathStep>& path, size_t d,
+                    const std::function<Value(const Value&, const TypeRef&)>& update);
 
   // ---- builtins.cpp ----
   Value builtin(const Expr& e, Ctx& ctx);
   // ---- dsd_builtins.cpp ----
   Value make_dsd(const Expr& e, Ctx& ctx);
+  GlobalVar* comptime_array_storage(const Value& array, const std::string& name, Span at, Ctx& ctx);
+  std::map<std::pair<Program*, const StructValue*>, GlobalVar*> array_storage_;
   std::shared_ptr<DsdValue> tensor_access_dsd(const Expr& ta, const std::string& kind, Ctx& ctx);
 
   // ---- codegen.cpp ----

@@ -2,6 +2,8 @@
 // coerced), blocks, comptime locals, and the statements of comptime blocks and comptime
 // functions (if, while, for over @range, assignment to a comptime local), within the step limit.
 // Run-time statements are codegen's (statements.cpp).
+#include <algorithm>
+
 #include "compiler/csl/compiler_impl.hpp"
 
 namespace wsemu::compiler::csl {
@@ -11,6 +13,48 @@ namespace {
 constexpr int64_t kMaxComptimeSteps = 20'000'000;
 
 }  // namespace
+
+// A copy of the comptime aggregate `agg` with the place the path names from step `d` on
+// updated (values share their parts, so everything on the way is copied, never changed).
+Value Compiler::assign_path(const Value& agg, const std::vector<PathStep>& path, size_t d,
+                            const std::function<Value(const Value&, const TypeRef&)>& update) {
+  if (d == path.size()) return update(agg, agg.type);
+  const PathStep& step = path[d];
+  const Span at = step.at->span;
+  if (agg.k != Value::K::STRUCT) fail(at, "cannot assign to an element or field of " + (agg.type ? agg.type->str() : agg.str()) + " at comptime");
+  Value out = agg;
+  out.st = std::make_shared<StructValue>(*agg.st);
+  const bool array = agg.type && agg.type->kind == TK::ARRAY;
+  size_t slot = 0;
+  TypeRef elem;
+  if (!step.field.empty()) {
+    if (array) fail(at, "an array has no field '" + step.field + "'");
+    const auto it = std::find(out.st->names.begin(), out.st->names.end(), step.field);
+    if (it == out.st->names.end()) fail(at, "the struct has no field '" + step.field + "'");
+    slot = size_t(it - out.st->names.begin());
+  } else {
+    const std::vector<int64_t> dims = array ? agg.type->dims : std::vector<int64_t>{int64_t(out.st->values.size())};
+    if (step.index.size() != dims.size()) fail(at, "the array has " + std::to_string(dims.size()) + " dimensions");
+    int64_t flat = 0;
+    for (size_t k = 0; k < dims.size(); ++k) {
+      if (step.index[k] < 0 || step.index[k] >= dims[k])
+        fail(at, "index " + std::to_string(step.index[k]) + " is out of bounds (0.." + std::to_string(dims[k] - 1) + ")");
+      flat = flat * dims[k] + step.index[k];
+    }
+    if (array && out.i == 1 && out.st->values.size() == 1) {
+      // A splat (@zeros, @constants): one value for every element, spelled out before one changes.
+      if (agg.type->element_count() > 1'000'000) fail(at, "unsupported: comptime assignment into an array of more than a million elements");
+      out.st->values.assign(size_t(agg.type->element_count()), out.st->values[0]);
+      out.i = 0;
+    }
+    slot = size_t(flat);
+    if (slot >= out.st->values.size()) fail(at, "index out of bounds");
+    if (array) elem = agg.type->elem;
+  }
+  const Value& cur = out.st->values[slot];
+  out.st->values[slot] = d + 1 == path.size() ? update(cur, elem ? elem : cur.type) : assign_path(cur, path, d + 1, update);
+  return out;
+}
 
 Value Compiler::call(const Value& callee, const std::vector<const Expr*>& args, Span at, Ctx& ctx) {
   if (callee.k != Value::K::FUNCTION) fail(at, "cannot call " + (callee.type ? callee.type->str() : callee.str()));
@@ -103,21 +147,38 @@ Flow Compiler::exec(const Stmt& s, Ctx& ctx, Value* ret) {
       return Flow::NORMAL;
     }
     case StmtKind::ASSIGN: {
-      if (s.target->kind != ExprKind::IDENT) fail(s.target->span, "unsupported: comptime assignment to anything but a local variable");
+      // The target: a comptime local, or an element / field of one (`a[i] = v`, `s.f += v`, nested).
+      std::vector<PathStep> path;
+      const Expr* root = s.target.get();
+      while (root->kind == ExprKind::INDEX || root->kind == ExprKind::FIELD) {
+        PathStep step;
+        step.at = root->kind == ExprKind::INDEX && root->args.size() > 1 ? root->args[1].get() : root;
+        if (root->kind == ExprKind::FIELD) step.field = root->text;
+        for (size_t i = 1; root->kind == ExprKind::INDEX && i < root->args.size(); ++i)
+          step.index.push_back(to_int(eval_comptime(*root->args[i], ctx, "an index"), root->args[i]->span, "the index"));
+        path.push_back(std::move(step));
+        root = root->args[0].get();
+      }
+      std::reverse(path.begin(), path.end());
+      if (root->kind != ExprKind::IDENT)
+        fail(root->span, "unsupported: comptime assignment to this kind of expression (a local, or an element or field of one)");
       Binding* b = nullptr;
       for (Scope* sc = ctx.scope; sc && !b; sc = sc->parent) {
-        auto it = sc->names.find(s.target->text);
+        auto it = sc->names.find(root->text);
         if (it != sc->names.end()) b = &it->second;
       }
       if (!b) {
-        if (ctx.mod && ctx.mod->decls.count(s.target->text))
-          fail(s.target->span, "cannot assign to '" + s.target->text + "' at comptime (it is a declaration of the file)");
-        fail(s.target->span, "use of undeclared identifier '" + s.target->text + "'");
+        if (ctx.mod && ctx.mod->decls.count(root->text))
+          fail(root->span, "cannot assign to '" + root->text + "' at comptime (it is a declaration of the file)");
+        fail(root->span, "use of undeclared identifier '" + root->text + "'");
       }
-      if (!b->is_comptime_var) fail(s.target->span, "cannot assign to constant '" + s.target->text + "'");
+      if (!b->is_comptime_var) fail(root->span, "cannot assign to constant '" + root->text + "'");
       Value v = eval(*s.value, ctx);
-      if (s.assign_op != "=") v = binary(s.assign_op.substr(0, s.assign_op.size() - 1), b->value, v, s.span, ctx);
-      b->value = b->value.type && !b->value.type->is_comptime_only() ? coerce(v, b->value.type, s.value->span, ctx) : v;
+      auto update = [&](const Value& old, const TypeRef& t) {
+        Value x = s.assign_op == "=" ? v : binary(s.assign_op.substr(0, s.assign_op.size() - 1), old, v, s.span, ctx);
+        return t && !t->is_comptime_only() ? coerce(x, t, s.value->span, ctx) : x;
+      };
+      b->value = assign_path(b->value, path, 0, update);
       return Flow::NORMAL;
     }
     case StmtKind::IF: {

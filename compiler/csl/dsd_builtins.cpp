@@ -5,6 +5,26 @@
 
 namespace wsemu::compiler::csl {
 
+// The memory of a comptime array whose address is needed (a DSD over it, `&name`): one read-only
+// copy per array value and program, so that every use names the same storage.
+GlobalVar* Compiler::comptime_array_storage(const Value& array, const std::string& name, Span at, Ctx& ctx) {
+  Program* p = ctx.mod ? ctx.mod->program : nullptr;
+  if (!p) fail(at, "a comptime array gets memory only in a PE program");
+  auto& slot = array_storage_[{p, array.st.get()}];
+  if (slot) return slot;
+  auto gv = std::make_unique<GlobalVar>();
+  gv->csl_name = name;
+  gv->asm_name = "const" + std::to_string(globals.size()) + "_" + gv->csl_name;
+  gv->type = array.type;
+  gv->init = array;
+  gv->mod = ctx.mod;
+  gv->span = at;
+  slot = gv.get();
+  globals.push_back(std::move(gv));
+  p->globals.push_back(slot);
+  return slot;
+}
+
 Value Compiler::make_dsd(const Expr& e, Ctx& ctx) {
   using K = Value::K;
   if (e.args.size() != 2) fail(e.span, "@get_dsd takes (dsd type, .{ ... })");
@@ -82,9 +102,12 @@ Value Compiler::make_dsd(const Expr& e, Ctx& ctx) {
     } else if (d->color >= 0 && p) {
       auto& m = d->kind == "fabin_dsd" ? p->input_queue_colors : p->output_queue_colors;
       auto it = m.find(d->queue);
-      if (it != m.end() && it->second != d->color)
+      // A wse2 output queue carries each fabout's own color (the SDK's stencil libraries send
+      // four colors through one): the first color binds it at load, the others just use it.
+      const bool shared_out = d->kind == "fabout_dsd" && opt.arch == "wse2";
+      if (it != m.end() && it->second != d->color && !shared_out)
         fail(lit.span, "queue " + std::to_string(d->queue) + " is bound to color " + std::to_string(it->second) + ", not " + std::to_string(d->color));
-      m[d->queue] = d->color;
+      if (it == m.end()) m[d->queue] = d->color;
     }
     // A DSD without .fabric_color takes its queue's color from @initialize_queue, resolved when
     // the program is generated (the comptime blocks that bind queues run after the declarations).
@@ -117,16 +140,8 @@ std::shared_ptr<DsdValue> Compiler::tensor_access_dsd(const Expr& ta, const std:
   }
   if (base.k == Value::K::STRUCT && base.type && base.type->kind == TK::ARRAY && ctx.mod && ctx.mod->program) {
     // A comptime array (`const t = @zeros([4]f32);`) gets memory when a DSD describes it.
-    auto gv = std::make_unique<GlobalVar>();
-    gv->csl_name = target.args[0]->kind == ExprKind::IDENT ? target.args[0]->text : "array";
-    gv->asm_name = "const" + std::to_string(globals.size()) + "_" + gv->csl_name;
-    gv->type = base.type;
-    gv->init = base;
-    gv->mod = ctx.mod;
-    gv->span = target.span;
-    GlobalVar* raw = gv.get();
-    globals.push_back(std::move(gv));
-    ctx.mod->program->globals.push_back(raw);
+    GlobalVar* raw = comptime_array_storage(base, target.args[0]->kind == ExprKind::IDENT ? target.args[0]->text : "array",
+                                            target.span, ctx);
     Value g;
     g.k = Value::K::GLOBAL;
     g.global = raw;

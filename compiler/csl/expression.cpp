@@ -90,6 +90,17 @@ Value Compiler::eval(const Expr& e, Ctx& ctx) {
             return p;
           }
           if (g.k == K::FUNCTION) return g;
+          if (g.k == K::STRUCT && g.type && g.type->kind == TK::ARRAY && ctx.mod && ctx.mod->program) {
+            // A comptime array (a const of the file, a module's constant table): its read-only copy.
+            Value p;
+            p.k = K::POINTER;
+            p.global = comptime_array_storage(g, t.kind == ExprKind::IDENT ? t.text : "array", e.span, ctx);
+            auto pt = std::make_shared<Type>();
+            pt->kind = TK::MANY_PTR;
+            pt->elem = g.type->elem;
+            p.type = pt;
+            return p;
+          }
           fail(e.span, "'&' needs a global variable (locals have no address)");
         }
         if (t.kind == ExprKind::INDEX) {

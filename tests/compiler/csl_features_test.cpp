@@ -128,5 +128,34 @@ TEST(CslHalf, ScalarArithmeticRoundsEachOperationToF16) {
   }
 }
 
+// Comptime assignment to array elements and struct fields (tests/compiler/programs/
+// comptime_assign): the arrays the comptime functions fill, worked out by hand; the address of a
+// const comptime array.
+TEST(CslComptimeAssign, ElementsAndFieldsOfComptimeLocals) {
+  std::vector<int32_t> tab;
+  for (int k = 0; k < 8; ++k) tab.push_back(k * k - 3);
+  tab[7] += 100;
+  const std::vector<float> grid = {1.5f, 4.5f, 1.5f, 1.5f, 1.5f, -4.0f};
+  const std::vector<int32_t> fields = {5, 10, 11};
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    auto r = compile_program("comptime_assign", {}, arch);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    std::vector<uint32_t> got_tab(8), got_grid(6), got_fields(3);
+    rt.memcpy_d2h(got_tab, "tab", 0, 0, 1, 1, 8);
+    rt.memcpy_d2h(got_grid, "grid", 0, 0, 1, 1, 6);
+    rt.memcpy_d2h(got_fields, "fields", 0, 0, 1, 1, 3);
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(int32_t(got_tab[size_t(i)]), tab[size_t(i)]) << "tab[" << i << "]";
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(std::bit_cast<float>(got_grid[size_t(i)]), grid[size_t(i)]) << "grid element " << i;
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(int32_t(got_fields[size_t(i)]), fields[size_t(i)]) << "fields[" << i << "]";
+    rt.launch("run");
+    std::vector<uint32_t> copied(8);
+    rt.memcpy_d2h(copied, "copied", 0, 0, 1, 1, 8);
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(int32_t(copied[size_t(i)]), tab[size_t(i)]) << "copied[" << i << "] (through &squares_c)";
+  }
+}
+
 }  // namespace
 }  // namespace wsemu::testing

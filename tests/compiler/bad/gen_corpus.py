@@ -24,6 +24,8 @@ cases = {
 "parse_fn_in_fn": ("top level of a file", False, "fn f() void {\n  @@fn g() void {}\n}\n" + LAY),
 "comptime_if_expr_no_else": ("has no 'else' branch", False, "const a = @@if (false) 1;\n" + LAY),
 # --- layout evaluation ---
+"comptime_assign_out_of_bounds": ("index 2 is out of bounds (0..1)", False, "comptime {\n  var t = @zeros([2]i32);\n  t[@@2] = 1;\n}\n" + LAY),
+"comptime_assign_const_field": ("cannot assign to constant 's'", False, "comptime {\n  const s = .{ .a = 1 };\n  @@s.a = 2;\n}\n" + LAY),
 "layout_missing": ("no 'layout { ... }' block", False, "@@const a = 1;\n"),
 "layout_two_blocks": ("a second layout block", False, LAY + "@@layout {\n}\n"),
 "layout_no_rectangle": ("never calls @set_rectangle", False, "@@layout {\n}\n"),
