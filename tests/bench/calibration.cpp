@@ -1,7 +1,7 @@
 // Issue #16's calibration table from one command: for every row a published figure, what
 // wsemu emulates and the ratio emulated / published. Run on request (not in CI):
 //
-//   build/bin/calibration [--arch wse2|wse3] [--set key=value]... [--rows reduce,kernels,memcpy,launch]
+//   build/bin/calibration [--arch wse2|wse3] [--set key=value]... [--rows reduce,kernels,memcpy,launch,bicgstab]
 //
 // Rows:
 //   reduce   the wafer-scale reduce model (Luczynski et al., HPDC'24, under 4 % error on CS-2):
@@ -21,8 +21,15 @@
 //            stamp `tic` takes first thing, on rows and rectangles; and what is left of it after
 //            a rectangle-wide sync (a scalar allreduce, lib/allreduce/test's `timed_sum` start
 //            stamps), against the hop distance px + py the SDK's bandwidth-test corrects by.
-// The other rows of kernels/README.md's table (BiCGStab, the 2-D allreduce, the 3-D FFT) are
-// measured by their kernels' tests and documented there.
+//   bicgstab the SC20 BiCGStab figure (28 us per iteration at 600 x 595 x 1536, CS-1, mixed
+//            precision): cycles per iteration of kernels/bicgstab (its own stamps, taken after a
+//            first SpMV and allreduce, i.e. after a rectangle-wide sync) on 8 x 8 PEs at Z = 128
+//            and 512, the part linear in Z from the two, plus 3 allreduces at the per-PE cost
+//            of lib/allreduce measured on 8x8 and 32x8, extrapolated to the published size by the
+//            kernel's scaling rule (kernels/bicgstab/README.md). Not in the default rows (about a
+//            minute).
+// The other rows of kernels/README.md's table (the 2-D allreduce, the 3-D FFT) are measured by
+// their kernels' tests and documented there.
 #include <algorithm>
 #include <bit>
 #include <map>
@@ -243,6 +250,69 @@ void launch_rows(const std::vector<std::string>& overrides) {
   }
 }
 
+// Cycles per iteration of kernels/bicgstab on kx x ky x z, ITERS = 2 (max end - min start / 2).
+double bicgstab_iteration(int kx, int ky, int z, const std::vector<std::string>& overrides) {
+  const int iters = 2;
+  runtime::host::SdkRuntime rt(build("bicgstab", {{"kx", kx}, {"ky", ky}, {"Z", z}, {"ITERS", iters}}),
+                               runtime_options(overrides));
+  rt.load();
+  const size_t pes = size_t(kx * ky), n = pes * size_t(z);
+  // A diagonally dominant stencil (centre 1, neighbours -0.1): the cycles do not depend on the
+  // values, only the iteration count does, which is fixed.
+  std::vector<uint32_t> coeff;
+  for (size_t p = 0; p < pes; ++p)
+    for (int k = 0; k < 7; ++k)
+      for (int i = 0; i < z; ++i) coeff.push_back(std::bit_cast<uint32_t>(k == 0 ? 1.0f : -0.1f));
+  rt.memcpy_h2d("x", std::vector<uint32_t>(n, std::bit_cast<uint32_t>(0.01f)), 0, 0, kx, ky, z);
+  rt.memcpy_h2d("b", std::vector<uint32_t>(n, std::bit_cast<uint32_t>(1.0f)), 0, 0, kx, ky, z);
+  rt.memcpy_h2d("coeff", coeff, 0, 0, kx, ky, 7 * z);
+  rt.launch("bicgstab");
+  rt.run_until_quiescent();
+  std::vector<uint32_t> t(pes * 4);
+  rt.memcpy_d2h(t, "t", 0, 0, kx, ky, 4);
+  uint64_t first = UINT64_MAX, last = 0;
+  for (size_t p = 0; p < pes; ++p) {
+    first = std::min(first, u48(t, p * 4));
+    last = std::max(last, u48(t, p * 4 + 2));
+  }
+  return double(last - first) / iters;
+}
+
+// One scalar allreduce of lib/allreduce on pw x ph (ar_test's timed_sum: max end - min start).
+double allreduce_cycles(int pw, int ph, const std::vector<std::string>& overrides) {
+  runtime::host::SdkRuntime rt(build("lib/allreduce/test", {{"PW", pw}, {"PH", ph}, {"N", 1}}),
+                               fabric_options(overrides));
+  rt.load();
+  rt.launch("timed_sum");
+  rt.run_until_quiescent();
+  std::vector<uint32_t> t(size_t(pw * ph) * 4);
+  rt.memcpy_d2h(t, "t", 0, 0, pw, ph, 4);
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (size_t p = 0; p < size_t(pw * ph); ++p) {
+    lo = std::min(lo, u48(t, p * 4));
+    hi = std::max(hi, u48(t, p * 4 + 2));
+  }
+  return double(hi - lo);
+}
+
+void bicgstab_rows(const std::vector<std::string>& overrides) {
+  std::printf("\n### BiCGStab (SC20: 28 us per iteration at 600 x 595 x 1536, CS-1, mixed precision)\n\n");
+  std::printf("| row | published | emulated | ratio |\n|---|---|---|---|\n");
+  const double i128 = bicgstab_iteration(8, 8, 128, overrides), i512 = bicgstab_iteration(8, 8, 512, overrides);
+  const double per_z = (i512 - i128) / (512 - 128);
+  // The allreduce's cost per PE of PW + PH from two shapes, its fixed part dropped.
+  const double a8 = allreduce_cycles(8, 8, overrides), a40 = allreduce_cycles(32, 8, overrides);
+  const double per_pe = (a40 - a8) / ((32 + 8) - (8 + 8));
+  const double full = per_z * 1536 + 3 * per_pe * (600 + 595);
+  const double mhz = emu::arch_profile("wse2").clock_mhz;
+  row("bicgstab 8x8x128 / 8x8x512, per iteration: the part linear in Z",
+      "48 flops per z point at the fp32 peak of 2 per cycle: 24 cycles per z point",
+      number(i128) + " / " + number(i512) + " cycles: " + number(per_z) + " per z point", per_z / 24.0);
+  row("bicgstab extrapolated to 600x595x1536: " + number(per_z) + " cycles per z point + 3 allreduces at " +
+          number(per_pe) + " per PE of PW + PH",
+      "28 us", number(full) + " cycles = " + number(full / mhz) + " us", full / mhz / 28.0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -256,7 +326,7 @@ int main(int argc, char** argv) {
       if (a == "--set") overrides.push_back(v);
       if (a == "--rows") rows = v;
     } else {
-      std::fprintf(stderr, "usage: calibration [--arch wse2|wse3] [--set key=value]... [--rows reduce,kernels,memcpy,launch]\n");
+      std::fprintf(stderr, "usage: calibration [--arch wse2|wse3] [--set key=value]... [--rows reduce,kernels,memcpy,launch,bicgstab]\n");
       return 2;
     }
   }
@@ -266,6 +336,7 @@ int main(int argc, char** argv) {
     if (rows.find("kernels") != std::string::npos) kernel_rows(overrides);
     if (rows.find("memcpy") != std::string::npos) memcpy_rows(overrides);
     if (rows.find("launch") != std::string::npos) launch_rows(overrides);
+    if (rows.find("bicgstab") != std::string::npos) bicgstab_rows(overrides);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "calibration: %s\n", e.what());
     return 3;
