@@ -26,11 +26,11 @@ if(EXISTS ${PROJECT_SOURCE_DIR}/compiler/csl/lib)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/compiler/csl/lib/ DESTINATION share/wsemu/csl-lib)
 endif()
 
-# The cluster's handshake links OpenSSL's libcrypto when it is built with it.
+# The cluster's handshake and TLS link OpenSSL's libcrypto and libssl when it is built with them.
 set(WSEMU_FIND_OPENSSL "")
 get_target_property(cluster_links wsemu_cluster INTERFACE_LINK_LIBRARIES)
 if("OpenSSL::Crypto" IN_LIST cluster_links)
-  set(WSEMU_FIND_OPENSSL "find_dependency(OpenSSL COMPONENTS Crypto)")
+  set(WSEMU_FIND_OPENSSL "find_dependency(OpenSSL COMPONENTS Crypto SSL)")
 endif()
 install(EXPORT wsemuTargets NAMESPACE wsemu:: DESTINATION lib/cmake/wsemu)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/wsemuConfig.cmake.in

@@ -293,6 +293,7 @@ ClusterClient::ClusterClient(ClientOptions options)
   link.limits.max_frame_bytes = options_.max_frame_bytes;
   link.backoff_initial = options_.backoff_initial;
   link.backoff_max = options_.backoff_max;
+  link.tls = client_tls_context(TlsFiles{"", "", options_.tls_ca});
   std::weak_ptr<State> weak = state_;
   UpstreamLink::Handlers handlers;
   handlers.on_connected = [weak](const std::shared_ptr<Connection>& c, const pb::HelloReply&) {
@@ -492,7 +493,8 @@ std::vector<TensorValues> ClusterClient::read_tensors(const std::vector<uint64_t
 }
 
 MemoryXControl::MemoryXControl(const std::vector<std::string>& shard_addresses,
-                               const std::string& token, const std::string& name) {
+                               const std::string& token, const std::string& name,
+                               const std::string& tls_ca) {
   if (shard_addresses.empty())
     throw ClusterError("MemoryXControl needs at least one shard address");
   for (size_t i = 0; i < shard_addresses.size(); ++i) {
@@ -500,6 +502,7 @@ MemoryXControl::MemoryXControl(const std::vector<std::string>& shard_addresses,
     options.address = shard_addresses[i];
     options.token = token;
     options.role = pb::ORCHESTRATOR;
+    options.tls_ca = tls_ca;
     options.rank = static_cast<uint32_t>(i);
     options.name = shard_addresses.size() == 1 ? name : fmt::format("{}-shard{}", name, i);
     shards_.push_back(std::make_unique<ClusterClient>(options));

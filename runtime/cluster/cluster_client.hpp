@@ -47,6 +47,7 @@ struct ClientOptions {
   uint32_t chunk_elements = kDefaultChunkElements;  // gradient chunking
   uint64_t max_unacked_bytes = 256ull << 20;
   size_t max_frame_bytes = kDefaultMaxFrameBytes;
+  std::string tls_ca;  // connect with TLS, the node's certificate chaining to this PEM CA (tls.hpp)
 };
 
 struct WeightEncoding {
@@ -138,7 +139,7 @@ class ClusterClient {
 class MemoryXControl {
  public:
   MemoryXControl(const std::vector<std::string>& shard_addresses, const std::string& token,
-                 const std::string& name = "orchestrator");
+                 const std::string& name = "orchestrator", const std::string& tls_ca = "");
   void connect();
   pb::InitTensorReply init_tensor(const pb::InitTensor& init);
   std::vector<TensorValues> read_tensors(

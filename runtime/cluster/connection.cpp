@@ -9,8 +9,10 @@ namespace wsemu::cluster {
 
 static std::atomic<uint64_t> next_connection_id{1};
 
-Connection::Connection(tcp::socket socket, ConnectionLimits limits)
+Connection::Connection(tcp::socket socket, ConnectionLimits limits, std::shared_ptr<asio::ssl::context> tls,
+                       TlsSide side)
     : socket_(std::move(socket)),
+      tls_side_(side),
       limits_(limits),
       deadline_(socket_.get_executor()),
       id_(next_connection_id++) {
@@ -19,6 +21,11 @@ Connection::Connection(tcp::socket socket, ConnectionLimits limits)
   remote_ = ec ? std::string("unknown")
                : fmt::format("{}:{}", endpoint.address().to_string(), endpoint.port());
   socket_.set_option(tcp::no_delay(true), ec);
+  if (tls) {
+    // The moved-from socket_ keeps its executor: the timers and posts below still use it.
+    tls_ = std::make_unique<asio::ssl::stream<tcp::socket>>(std::move(socket_), *tls);
+    tls_ready_ = false;
+  }
 }
 
 Connection::~Connection() = default;
@@ -35,7 +42,26 @@ void Connection::start(FrameHandler on_frame, CloseHandler on_close,
         self->fail("no accepted handshake before the deadline", false);
     });
   }
+  if (tls_) {
+    tls_->async_handshake(tls_side_ == TlsSide::accepting ? asio::ssl::stream_base::server
+                                                          : asio::ssl::stream_base::client,
+                          [self = shared_from_this()](const boost::system::error_code& ec) {
+                            self->on_tls_handshake(ec);
+                          });
+    return;
+  }
   read_header();
+}
+
+void Connection::on_tls_handshake(const boost::system::error_code& ec) {
+  if (!open_) return;
+  if (ec) {
+    fail(fmt::format("TLS handshake failed: {}", ec.message()), false);
+    return;
+  }
+  tls_ready_ = true;
+  read_header();
+  if (!writing_) write_next();
 }
 
 void Connection::set_authenticated() {
@@ -52,12 +78,14 @@ void Connection::attach_counters(std::shared_ptr<PeerCounters> counters) {
 }
 
 void Connection::read_header() {
-  if (!open_ || reading_ || paused_ > 0) return;
+  if (!open_ || reading_ || paused_ > 0 || !tls_ready_) return;
   reading_ = true;
-  asio::async_read(socket_, asio::buffer(header_, kFrameHeaderBytes),
-                   [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
-                     self->on_header(ec);
-                   });
+  on_stream([&](auto& stream) {
+    asio::async_read(stream, asio::buffer(header_, kFrameHeaderBytes),
+                     [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
+                       self->on_header(ec);
+                     });
+  });
 }
 
 void Connection::on_header(const boost::system::error_code& ec) {
@@ -84,10 +112,12 @@ void Connection::read_body_part() {
   const size_t have = body_.size();
   const size_t part = std::min(kBodyPartBytes, body_expected_ - have);
   body_.resize(have + part);
-  asio::async_read(socket_, asio::buffer(body_.data() + have, part),
-                   [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
-                     self->on_body(ec);
-                   });
+  on_stream([&](auto& stream) {
+    asio::async_read(stream, asio::buffer(body_.data() + have, part),
+                     [self = shared_from_this()](const boost::system::error_code& ec, size_t) {
+                       self->on_body(ec);
+                     });
+  });
 }
 
 void Connection::on_body(const boost::system::error_code& ec) {
@@ -132,7 +162,7 @@ void Connection::send_frame(std::shared_ptr<const std::string> frame) {
   queued_bytes_ += frame->size();
   queue_.push_back(std::move(frame));
   update_queue_counters();
-  if (!writing_) write_next();
+  if (!writing_ && tls_ready_) write_next();
 }
 
 void Connection::write_next() {
@@ -142,9 +172,11 @@ void Connection::write_next() {
   }
   writing_ = true;
   auto frame = queue_.front();
-  asio::async_write(socket_, asio::buffer(*frame),
-                    [self = shared_from_this(), frame](const boost::system::error_code& ec,
-                                                       size_t n) { self->on_written(ec, n); });
+  on_stream([&](auto& stream) {
+    asio::async_write(stream, asio::buffer(*frame),
+                      [self = shared_from_this(), frame](const boost::system::error_code& ec,
+                                                         size_t n) { self->on_written(ec, n); });
+  });
 }
 
 void Connection::on_written(const boost::system::error_code& ec, size_t bytes) {
@@ -216,20 +248,20 @@ void Connection::close(const std::string& reason) {
 
 void Connection::fail(const std::string& reason, bool send_error) {
   if (!open_) return;
-  if (send_error && !writing_) {
+  if (send_error && !writing_ && tls_ready_) {
     // Best effort: tell the peer why before closing, without ever waiting for it.
     pb::Envelope envelope;
     envelope.mutable_error()->set_message(reason.substr(0, 1000));
     boost::system::error_code ignored;
     const std::string frame = encode_frame(envelope);
-    socket_.non_blocking(true, ignored);
-    socket_.write_some(asio::buffer(frame), ignored);
+    lowest().non_blocking(true, ignored);
+    on_stream([&](auto& stream) { stream.write_some(asio::buffer(frame), ignored); });
   }
   open_ = false;
   boost::system::error_code ignored;
   deadline_.cancel();
-  socket_.shutdown(tcp::socket::shutdown_both, ignored);
-  socket_.close(ignored);
+  lowest().shutdown(tcp::socket::shutdown_both, ignored);
+  lowest().close(ignored);
   queue_.clear();
   queued_bytes_ = 0;
   if (counters_) {

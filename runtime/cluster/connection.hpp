@@ -1,5 +1,5 @@
-// A typed, framed connection over an asio TCP socket: reads Envelopes one frame at a time and
-// writes them from a bounded-by-watermark outgoing queue.
+// A typed, framed connection over an asio TCP socket, or over TLS on it (tls.hpp): reads
+// Envelopes one frame at a time and writes them from a bounded-by-watermark outgoing queue.
 //
 // Contract: every method must be called on the io_context thread that runs the socket (each
 // node and client runs exactly one). Frames longer than the current limit (kHandshakeMaxFrameBytes
@@ -8,7 +8,9 @@
 // is sent first when possible). The close handler runs exactly once, never from inside a call the
 // owner made. send() never blocks and never drops: producers check congested() and wait for
 // when_drained(), which is how backpressure reaches them. pause_reading() stops taking frames off
-// the socket (TCP then slows the sender).
+// the socket (TCP then slows the sender). With a TLS context, start() runs the TLS handshake
+// first (within the handshake deadline) and frames sent before it ends wait in the queue; a
+// failed TLS handshake closes the connection with a reason that starts "TLS handshake failed".
 #pragma once
 
 // clang-format off
@@ -24,6 +26,7 @@
 
 #include "runtime/cluster/protocol.hpp"
 #include "runtime/cluster/stats.hpp"
+#include "runtime/cluster/tls.hpp"
 
 namespace wsemu::cluster {
 
@@ -43,7 +46,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   using FrameHandler = std::function<void(pb::Envelope&)>;
   using CloseHandler = std::function<void(const std::string& reason)>;
 
-  Connection(tcp::socket socket, ConnectionLimits limits);
+  enum class TlsSide { accepting, connecting };
+  // tls: null for plain TCP; else this side of a TLS connection over `socket`.
+  Connection(tcp::socket socket, ConnectionLimits limits, std::shared_ptr<asio::ssl::context> tls = nullptr,
+             TlsSide side = TlsSide::accepting);
   ~Connection();
 
   // Starts reading. When handshake_deadline > 0, a connection not authenticated by then closes.
@@ -88,8 +94,19 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void fail(const std::string& reason, bool send_error);
   void run_drain_handlers();
   void update_queue_counters();
+  void on_tls_handshake(const boost::system::error_code& ec);
+  tcp::socket::lowest_layer_type& lowest() { return tls_ ? tls_->lowest_layer() : socket_.lowest_layer(); }
+  // Runs op on the stream frames travel on: the TLS stream, or the socket itself.
+  template <class Op>
+  void on_stream(Op&& op) {
+    if (tls_) op(*tls_);
+    else op(socket_);
+  }
 
-  tcp::socket socket_;
+  tcp::socket socket_;  // moved into tls_ when there is one
+  std::unique_ptr<asio::ssl::stream<tcp::socket>> tls_;
+  TlsSide tls_side_;
+  bool tls_ready_ = true;  // false while the TLS handshake runs
   ConnectionLimits limits_;
   asio::steady_timer deadline_;
   std::string remote_;

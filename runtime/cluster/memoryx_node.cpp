@@ -12,7 +12,7 @@ namespace wsemu::cluster {
 
 MemoryXNode::MemoryXNode(MemoryXOptions options)
     : options_(std::move(options)),
-      listener_(io_, options_.limits),
+      listener_(io_, options_.limits, server_tls_context(options_.tls)),
       stats_(options_.name, "memoryx"),
       store_(options_.store_dir / "spill", options_.memory_budget) {
   if (options_.shard_count == 0 || options_.shard_index >= options_.shard_count) {

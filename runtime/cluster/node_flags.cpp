@@ -32,6 +32,11 @@ void NodeFlags::add_to(CLI::App& app, const std::string& queue_bytes_meaning) {
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
       ->capture_default_str();
   app.add_option("--log-file", log_file, "also log to this file");
+  app.add_option("--tls-cert", tls.cert,
+                 "serve TLS only, presenting this PEM certificate (chain); needs --tls-key");
+  app.add_option("--tls-key", tls.key, "the PEM private key of --tls-cert");
+  app.add_option("--tls-ca", tls.ca,
+                 "connect upstream with TLS only, refusing a node whose certificate does not chain to this PEM CA");
 }
 
 void NodeFlags::apply_to(NodeOptions& options) const {
@@ -47,6 +52,9 @@ void NodeFlags::apply_to(NodeOptions& options) const {
   options.limits.queue_low_bytes = options.limits.queue_high_bytes / 4;
   options.limits.max_connections = max_connections;
   options.limits.max_unauthenticated = max_unauthenticated;
+  options.tls = tls;
+  (void)server_tls_context(tls);  // a bad TLS file is a usage error now, not when the node starts
+  (void)client_tls_context(tls);
   if (options.limits.max_frame_bytes < kHandshakeMaxFrameBytes ||
       options.limits.max_frame_bytes > (1ull << 31))
     throw ConfigError("--max-frame-bytes must be between 64K and 2G");

@@ -29,6 +29,7 @@ struct NodeFlags {
   std::string name;
   std::string log_level = "info";
   std::string log_file;
+  TlsFiles tls;
 
   // `queue_bytes_meaning`: what a full outgoing queue means for this role (--help text).
   void add_to(CLI::App& app, const std::string& queue_bytes_meaning);

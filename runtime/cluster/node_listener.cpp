@@ -11,9 +11,10 @@
 
 namespace wsemu::cluster {
 
-NodeListener::NodeListener(asio::io_context& io, ConnectionLimits limits)
+NodeListener::NodeListener(asio::io_context& io, ConnectionLimits limits, std::shared_ptr<asio::ssl::context> tls)
     : io_(io),
       limits_(limits),
+      tls_(std::move(tls)),
       acceptor_(io),
       accept_retry_(io),
       signals_(io, SIGTERM, SIGINT),
@@ -62,7 +63,7 @@ void NodeListener::accept_next() {
     }
     accept_backoff_ = std::chrono::milliseconds(0);
     if (!over_connection_limit(socket)) {
-      auto connection = std::make_shared<Connection>(std::move(socket), limits_);
+      auto connection = std::make_shared<Connection>(std::move(socket), limits_, tls_);
       live_.push_back(connection);
       PeerHandlers peer = handlers_.on_accept(connection);
       connection->start(std::move(peer.on_frame), std::move(peer.on_close), kHandshakeDeadline);

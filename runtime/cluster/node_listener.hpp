@@ -10,7 +10,9 @@
 // (out of descriptors) is retried after a growing pause (10 ms doubling to 1 s) and logged at
 // most once per second, so it can never spin. Past limits.max_connections open connections, or
 // limits.max_unauthenticated ones still in their handshake, a new connection is closed at once
-// (logged at most once per second, counted in connections_over_limit).
+// (logged at most once per second, counted in connections_over_limit). With a TLS context the
+// TLS handshake counts as part of the handshake (its deadline and the max_unauthenticated limit).
+// Each node's NodeOptions::tls gives the TLS files (tls.hpp).
 #pragma once
 
 #include <chrono>
@@ -33,6 +35,7 @@ struct NodeOptions {
   std::chrono::milliseconds stats_interval{1000};
   std::string port_file;  // "HOST:PORT" written once listening
   ConnectionLimits limits;
+  TlsFiles tls;  // --tls-cert/--tls-key: serve TLS; --tls-ca: connect upstream with TLS
 };
 
 class NodeListener {
@@ -57,7 +60,8 @@ class NodeListener {
   // A peer that has not finished its handshake by then is closed.
   static constexpr std::chrono::milliseconds kHandshakeDeadline{5000};
 
-  NodeListener(asio::io_context& io, ConnectionLimits limits);
+  // tls: null for plain TCP; else every accepted connection is TLS with this context.
+  NodeListener(asio::io_context& io, ConnectionLimits limits, std::shared_ptr<asio::ssl::context> tls = nullptr);
 
   // Binds `address` (port 0: any free port) and returns the address actually bound.
   Address open(const Address& address, const std::string& port_file);
@@ -77,6 +81,7 @@ class NodeListener {
 
   asio::io_context& io_;
   ConnectionLimits limits_;
+  std::shared_ptr<asio::ssl::context> tls_;
   tcp::acceptor acceptor_;
   asio::steady_timer accept_retry_;
   std::chrono::milliseconds accept_backoff_{0};

@@ -10,7 +10,7 @@ namespace wsemu::cluster {
 
 SwarmXNode::SwarmXNode(SwarmXOptions options)
     : options_(std::move(options)),
-      listener_(io_, options_.limits),
+      listener_(io_, options_.limits, server_tls_context(options_.tls)),
       stats_(options_.name, "swarmx") {
   if (options_.upstreams.empty()) throw ConfigError("a swarmx node needs --upstream ADDR");
   if (options_.fanout == 0) throw ConfigError("--fanout must be at least 1");
@@ -35,6 +35,7 @@ int SwarmXNode::run() {
   stats_.set_info("listen", bound.to_string());
   stats_.set_info("fanout", options_.fanout);
   stats_.set_info("rank", options_.rank);
+  const auto upstream_tls = client_tls_context(options_.tls);
   for (size_t i = 0; i < options_.upstreams.size(); ++i) {
     UpstreamLink::Options link_options;
     link_options.address = options_.upstreams[i];
@@ -43,6 +44,7 @@ int SwarmXNode::run() {
     link_options.hello.set_rank(options_.rank);
     link_options.hello.set_name(options_.name);
     link_options.limits = options_.limits;
+    link_options.tls = upstream_tls;
     UpstreamLink::Handlers handlers;
     handlers.on_connected = [this, i](const std::shared_ptr<Connection>& c,
                                       const pb::HelloReply& r) { on_upstream_connected(i, c, r); };

@@ -53,7 +53,8 @@ void UpstreamLink::dial() {
                 return;
               }
               auto connection =
-                  std::make_shared<Connection>(std::move(*socket), self->options_.limits);
+                  std::make_shared<Connection>(std::move(*socket), self->options_.limits, self->options_.tls,
+                                               Connection::TlsSide::connecting);
               self->connection_ = connection;
               self->accepted_ = false;
               std::weak_ptr<UpstreamLink> weak = self;
@@ -137,10 +138,14 @@ void UpstreamLink::on_frame(pb::Envelope& envelope) {
 
 void UpstreamLink::on_closed(const std::string& reason) {
   const bool was_accepted = accepted_;
-  const bool refused = reason.rfind("handshake refused", 0) == 0;
+  const bool tls_failed = reason.rfind("TLS handshake failed", 0) == 0;
+  const bool refused = tls_failed || reason.rfind("handshake refused", 0) == 0;
   accepted_ = false;
   connection_.reset();
   if (was_accepted && handlers_.on_disconnected) handlers_.on_disconnected(reason);
+  if (tls_failed && handlers_.on_refused)
+    handlers_.on_refused(fmt::format("{} (is {} serving TLS with a certificate of the --tls-ca CA?)", reason,
+                                     options_.address.to_string()));
   schedule_redial(refused);
 }
 

@@ -5,7 +5,8 @@
 // handshake, before any other frame of that connection reaches on_frame; on_disconnected runs
 // once per lost accepted connection. A refused handshake calls on_refused (with the acceptor's
 // reason) and is retried at the maximum backoff, since the far side may be reconfigured.
-// stop() ends all redialling; no handler runs after it.
+// stop() ends all redialling; no handler runs after it. With options.tls, a failed TLS handshake
+// (the far side's certificate does not chain to the CA, or it does not speak TLS) is a refusal.
 #pragma once
 
 #include "runtime/cluster/connection.hpp"
@@ -21,6 +22,7 @@ class UpstreamLink : public std::enable_shared_from_this<UpstreamLink> {
     std::chrono::milliseconds backoff_initial{20};
     std::chrono::milliseconds backoff_max{1000};
     std::chrono::milliseconds handshake_timeout{5000};
+    std::shared_ptr<asio::ssl::context> tls;  // null: plain TCP (client_tls_context)
   };
   struct Handlers {
     std::function<void(const std::shared_ptr<Connection>&, const pb::HelloReply&)> on_connected;

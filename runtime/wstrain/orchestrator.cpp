@@ -21,6 +21,7 @@
 #include "runtime/cluster/local_cluster.hpp"
 #include "runtime/cluster/optimizer.hpp"
 #include "runtime/cluster/protocol.hpp"
+#include "runtime/cluster/tls.hpp"
 #include "runtime/train/data_order.hpp"
 #include "runtime/train/reference_trainer.hpp"
 #include "runtime/wstrain/child_process.hpp"
@@ -144,6 +145,9 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
   std::filesystem::path token_file;
   std::filesystem::path log_dir = options.out_dir;
   if (memoryx.empty()) {
+    if (!options.tls_ca.empty())
+      throw std::invalid_argument("--tls-ca is for a cluster started elsewhere (--memoryx); the local cluster is "
+                                  "on loopback");
     cluster::LocalClusterOptions lo;
     lo.leaves = static_cast<uint32_t>(wafers);
     lo.fanout = options.fanout;
@@ -167,6 +171,11 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
     if (options.memoryx_shards != 1)
       throw std::invalid_argument("--memoryx-shards starts local shards; with --memoryx give every shard's address");
     if (options.token_file.empty()) throw std::invalid_argument("--memoryx needs --token-file (the cluster's token)");
+    try {
+      (void)cluster::client_tls_context(cluster::TlsFiles{"", "", options.tls_ca});
+    } catch (const cluster::ConfigError& e) {
+      throw std::invalid_argument(e.what());
+    }
     token_file = options.token_file;
     token = cluster::load_token(options.token_file);
     const size_t groups = options.swarmx.size();
@@ -178,7 +187,7 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
   std::filesystem::create_directories(log_dir);
 
   // --- the model's tensors in MemoryX ---
-  cluster::MemoryXControl control(memoryx, token, "wsemu-train");
+  cluster::MemoryXControl control(memoryx, token, "wsemu-train", options.tls_ca);
   control.connect();
   train::ModelParameters initial = train::initialize_parameters(spec, run.seed);
   if (run.sparsity > 0.0) train::apply_sparsity_mask(initial, train::make_sparsity_mask(spec, run.sparsity, run.seed));
@@ -251,6 +260,7 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
                                      std::to_string(options.worker_threads)};
     for (const std::string& a : from.worker_arguments()) args.push_back(a);
     if (options.backdoor_inputs) args.push_back("--backdoor-inputs");
+    if (!options.tls_ca.empty()) args.insert(args.end(), {"--tls-ca", options.tls_ca});
     if (!options.kernel_dir.empty()) args.insert(args.end(), {"--kernel-dir", options.kernel_dir});
     const std::string log_name =
         starts[r] == 0 ? fmt::format("wafer-{}.log", r) : fmt::format("wafer-{}.restart-{}.log", r, starts[r]);

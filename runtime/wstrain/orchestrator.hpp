@@ -33,6 +33,7 @@ struct TrainOptions {
   std::vector<std::string> memoryx;
   std::vector<std::string> swarmx;
   std::string token_file;      // external cluster: the shared token
+  std::string tls_ca;          // external cluster: connect with TLS, nodes' certificates from this CA
   uint32_t fanout = 4;         // SwarmX children per node (LocalCluster; the tree the loss is reduced in)
   uint32_t memoryx_shards = 1;  // LocalCluster: MemoryX shards (tensors spread over them by id)
   uint64_t checkpoint_every = 10;

@@ -40,7 +40,7 @@ void print_critical_path(const TrainOptions& options, const TrainReport& report,
   const auto& steps = report.steps;
   if (steps.empty()) return;
   const RunConfig& run = options.run;
-  const uint32_t levels = swarmx_levels(run.wafers, options.fanout);
+  const uint32_t levels = swarmx_levels(run.network_wafers(), options.fanout);
   const WaferNetwork net = WaferNetwork::of(run.network(), levels, report.clock_mhz);
   out << fmt::format("  network ({} SwarmX level(s)): weights {:.3g} wavelets/cycle after {:.0f} cycles, gradients "
                      "{:.3g} wavelets/cycle + {:.0f} cycles, MemoryX optimizer {:.3g} cycles/parameter\n",

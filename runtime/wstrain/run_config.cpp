@@ -30,6 +30,9 @@ void RunConfig::validate() const {
         "--model {}: Fashion-MNIST needs 784 inputs and 10 classes (e.g. mlp:784,256,10)", model));
   if (spec().num_classes() < 2) throw std::invalid_argument("--model: the last layer needs at least 2 classes");
   if (wafers == 0 || wafers > 64) throw std::invalid_argument("--wafers must be 1 to 64");
+  if (tree_wafers != 0 && (tree_wafers < wafers || tree_wafers > 1000000))
+    throw std::invalid_argument(fmt::format("--tree-wafers {} must be 0 or {} (--wafers) to 1000000", tree_wafers,
+                                            wafers));
   if (batch < wafers)
     throw std::invalid_argument(fmt::format("--batch {} is smaller than --wafers {}: every wafer needs a sample",
                                             batch, wafers));
@@ -51,7 +54,7 @@ std::vector<std::string> RunConfig::worker_arguments() const {
                                 "--synthetic-samples", std::to_string(synthetic_samples),
                                 "--synthetic-noise", fmt::format("{:.9g}", synthetic_noise),
                                 "--columns", std::to_string(columns), "--rows", std::to_string(rows),
-                                "--fanout", std::to_string(fanout)};
+                                "--fanout", std::to_string(fanout), "--tree-wafers", std::to_string(tree_wafers)};
   for (const std::string& entry : net) a.insert(a.end(), {"--net", entry});
   if (!data_dir.empty()) a.insert(a.end(), {"--data-dir", data_dir});
   if (standardize) a.push_back("--standardize");

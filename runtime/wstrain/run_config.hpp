@@ -35,12 +35,15 @@ struct RunConfig {
   bool sparse_stream = false;             // stream only kept weights (with indices)
   int columns = 0, rows = 0;              // wafer rectangle; 0: chosen for the model
   uint32_t fanout = 4;                    // SwarmX children per node (the tree's depth is in the clock)
+  size_t tree_wafers = 0;                 // the wafers the SwarmX tree of the clock is sized for; 0: wafers
+                                          // (more: these wafers stand for one shard of a larger cluster)
   std::vector<std::string> net;           // --net KEY=VALUE overrides of the NetworkProfile, in order
 
   NetworkProfile network() const;         // the defaults with `net` applied (throws on a bad entry)
 
   train::ModelSpec spec() const { return train::ModelSpec::parse(model); }
   size_t largest_micro_batch() const;     // over all wafers
+  size_t network_wafers() const { return tree_wafers == 0 ? wafers : tree_wafers; }
   void validate() const;
   std::vector<std::string> worker_arguments() const;
 };

@@ -22,15 +22,20 @@ PathPart mean_part(const std::vector<const StepFigures*>& steps, PathPart StepPa
   return {static_cast<uint64_t>(total / n + 0.5), static_cast<uint64_t>(exposed / n + 0.5)};
 }
 
+// mode "projected": one wafer with the batch per wafer, its clock's SwarmX tree sized for `wafers`;
+// every wafer of a data-parallel cluster does the same work on the same clock, so the one wafer's
+// step is the cluster's (checked against measured rows in scaling_study_test).
 ScalingRow measure(const TrainOptions& base, const std::string& mode, double sparsity, size_t wafers,
                    std::ostream& out) {
+  const bool projected = mode == "projected";
   TrainOptions o = base;
   o.verify = false;
   o.out_dir.clear();
   o.progress_bar = false;
   o.kill_memoryx_after_step = -1;
   o.kill_wafer_after_step = -1;
-  o.run.wafers = wafers;
+  o.run.wafers = projected ? 1 : wafers;
+  o.run.tree_wafers = projected ? wafers : 0;
   o.run.batch = mode == "per-wafer" ? base.run.batch * wafers : base.run.batch;
   o.run.sparsity = sparsity;
   o.run.sparse_stream = sparsity > 0.0;
@@ -44,7 +49,7 @@ ScalingRow measure(const TrainOptions& base, const std::string& mode, double spa
   row.mode = mode;
   row.sparsity = sparsity;
   row.wafers = wafers;
-  row.global_batch = o.run.batch;
+  row.global_batch = projected ? base.run.batch * wafers : o.run.batch;
   double cycles = 0;
   for (const StepFigures* s : measured) cycles += static_cast<double>(s->max_cycles);
   row.cycles_per_step = cycles / static_cast<double>(measured.size());
@@ -83,6 +88,8 @@ std::vector<ScalingRow> run_scaling_study(const TrainOptions& base, const Scalin
     for (double sparsity : study.sparsities) {
       const size_t first = rows.size();
       for (size_t n : wafers) rows.push_back(measure(base, mode, sparsity, n, out));
+      if (std::string(mode) == "per-wafer")
+        for (size_t n : study.projected) rows.push_back(measure(base, "projected", sparsity, n, out));
       const ScalingRow& one = rows[first];
       for (size_t i = first; i < rows.size(); ++i) {
         rows[i].speedup = rows[i].samples_per_s / one.samples_per_s;
@@ -126,15 +133,18 @@ std::vector<ScalingRow> run_scaling_study(const TrainOptions& base, const Scalin
     ideal.y.push_back(static_cast<double>(n) / static_cast<double>(wafers.front()));
   }
   chart.series.push_back(ideal);
-  for (size_t first = 0; first < rows.size(); first += wafers.size()) {
-    train::PlotSeries s;
-    s.name = fmt::format("{} batch, sparsity {:.1f}", rows[first].mode, rows[first].sparsity);
-    s.color = colors[(first / wafers.size()) % std::size(colors)];
-    for (size_t i = first; i < first + wafers.size(); ++i) {
-      s.x.push_back(static_cast<double>(rows[i].wafers));
-      s.y.push_back(rows[i].speedup);
+  // One line per mode and sparsity, of the measured rows (a projection far right would flatten them).
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].mode == "projected") continue;
+    const std::string name = fmt::format("{} batch, sparsity {:.1f}", rows[i].mode, rows[i].sparsity);
+    if (chart.series.back().name != name) {
+      train::PlotSeries s;
+      s.name = name;
+      s.color = colors[(chart.series.size() - 1) % std::size(colors)];
+      chart.series.push_back(std::move(s));
     }
-    chart.series.push_back(std::move(s));
+    chart.series.back().x.push_back(static_cast<double>(rows[i].wafers));
+    chart.series.back().y.push_back(rows[i].speedup);
   }
   const std::filesystem::path png = base.out_dir / "scaling.png";
   train::plot_line_chart(png, chart);

@@ -3,7 +3,9 @@
 // each a real run_training() on the network clock; the table of emulated throughput, speed-up,
 // efficiency and critical path, as text, CSV and a PNG plot of the speed-up.
 //
-// Contract: every row is measured (nothing is extrapolated); throughput is global batch /
+// Contract: every row is a run (nothing is extrapolated): a "projected" row (the wafer counts of
+// `projected`, batch per wafer) is one wafer whose clock sees the SwarmX tree of that many wafers,
+// which in this model is each wafer of that cluster (identical work, identical network); throughput is global batch /
 // (mean emulated cycles of the slowest wafer per step / clock), over the steps after the first
 // (the first has no previous update to wait for) when there are several. Speed-up and efficiency
 // compare with the 1-wafer row of the same mode and sparsity (the smallest wafer count when 1 is
@@ -25,10 +27,12 @@ namespace wsemu::wstrain {
 struct ScalingStudyOptions {
   std::vector<size_t> wafers{1, 2, 4, 8, 16};
   std::vector<double> sparsities{0.0, 0.5, 0.9};
+  std::vector<size_t> projected{192};  // beyond what runs as processes (--wafers stops at 64)
 };
 
 struct ScalingRow {
-  std::string mode;  // "per-wafer" (batch per wafer fixed) or "global" (global batch fixed)
+  std::string mode;  // "per-wafer" (batch per wafer fixed), "global" (global batch fixed) or "projected"
+                     // (batch per wafer, one wafer in the tree of `wafers`; speed-up against per-wafer's)
   double sparsity = 0.0;
   size_t wafers = 0;
   size_t global_batch = 0;

@@ -40,7 +40,7 @@ void run_worker(const WorkerOptions& options, std::ostream& progress) {
   const WaferPlan plan(spec, largest, WaferPlan::choose_shape(spec, largest, run.columns, run.rows));
   SessionOptions session = options.session;
   session.network = run.network();
-  session.swarmx_levels = swarmx_levels(run.wafers, run.fanout);
+  session.swarmx_levels = swarmx_levels(run.network_wafers(), run.fanout);
   WaferSession wafer(plan, session);
   train::SparsityMask mask;
   if (run.sparsity > 0.0) mask = train::make_sparsity_mask(spec, run.sparsity, run.seed);
@@ -48,6 +48,7 @@ void run_worker(const WorkerOptions& options, std::ostream& progress) {
   cluster::ClientOptions client_options;
   client_options.address = options.swarmx_address;
   client_options.token = options.token;
+  client_options.tls_ca = options.tls_ca;
   client_options.rank = options.rank;
   client_options.name = fmt::format("wafer-{}", options.rank);
   cluster::ClusterClient client(client_options);

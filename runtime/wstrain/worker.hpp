@@ -26,6 +26,7 @@ struct WorkerOptions {
   uint32_t rank = 0;
   std::string swarmx_address;  // the SwarmX node this leaf connects to
   std::string token;
+  std::string tls_ca;          // connect with TLS (cluster::ClientOptions::tls_ca)
   SessionOptions session;
 };
 

@@ -178,8 +178,8 @@ LocalClusterOptions cluster_options(uint32_t leaves, uint32_t fanout,
 }
 
 void init_model(const LocalCluster& cluster, const SyntheticModel& model,
-                const ReferenceOptimizer& optimizer) {
-  MemoryXControl control(cluster.memoryx_addresses(), cluster.token(), "test-orchestrator");
+                const ReferenceOptimizer& optimizer, const std::string& tls_ca) {
+  MemoryXControl control(cluster.memoryx_addresses(), cluster.token(), "test-orchestrator", tls_ca);
   control.connect();
   for (size_t k = 0; k < model.tensors.size(); ++k) {
     const TensorSpec& spec = model.tensors[k];
@@ -199,8 +199,8 @@ void init_model(const LocalCluster& cluster, const SyntheticModel& model,
 }
 
 std::vector<std::vector<float>> read_model(const LocalCluster& cluster,
-                                           const SyntheticModel& model) {
-  MemoryXControl control(cluster.memoryx_addresses(), cluster.token(), "test-reader");
+                                           const SyntheticModel& model, const std::string& tls_ca) {
+  MemoryXControl control(cluster.memoryx_addresses(), cluster.token(), "test-reader", tls_ca);
   control.connect();
   std::vector<uint64_t> ids;
   for (const auto& t : model.tensors) ids.push_back(t.id);
@@ -262,6 +262,7 @@ void leaf_main(const LocalCluster& cluster, const SyntheticModel& model, uint32_
   client_options.rank = rank;
   client_options.chunk_elements = options.gradient_chunk;
   client_options.reconnect_timeout = std::chrono::seconds(30);
+  client_options.tls_ca = options.tls_ca;
   ClusterClient client(client_options);
   client.connect();
   for (uint64_t step = options.first_step; step < options.steps; ++step) {

@@ -62,6 +62,7 @@ struct LeafRunOptions {
   WeightEncoding weights;
   GradientEncoding gradients;
   std::chrono::seconds wait_limit{40};  // longest wait for one weight stream or the final acks
+  std::string tls_ca;                   // connect with TLS (the nodes' CA)
 };
 
 struct LeafRunResult {
@@ -78,9 +79,9 @@ LeafRunResult run_leaves(const LocalCluster& cluster, const SyntheticModel& mode
                          const LeafRunOptions& options, std::atomic<uint64_t>* progress = nullptr);
 
 void init_model(const LocalCluster& cluster, const SyntheticModel& model,
-                const ReferenceOptimizer& optimizer);
+                const ReferenceOptimizer& optimizer, const std::string& tls_ca = "");
 std::vector<std::vector<float>> read_model(const LocalCluster& cluster,
-                                           const SyntheticModel& model);
+                                           const SyntheticModel& model, const std::string& tls_ca = "");
 
 ::testing::AssertionResult bit_identical(const std::vector<std::vector<float>>& actual,
                                          const std::vector<std::vector<float>>& expected);

@@ -51,19 +51,23 @@ TEST(ScalingStudy, WritesTheTableTheCsvAndThePlot) {
     const std::vector<std::string> c = split(line);
     ASSERT_EQ(c.size(), header.size()) << line;
     ++rows;
-    const std::string series = c[col["mode"]] + "/" + c[col["sparsity"]];
+    const bool projected = c[col["mode"]] == "projected";  // against the per-wafer rows
+    const std::string series = (projected ? std::string("per-wafer") : c[col["mode"]]) + "/" + c[col["sparsity"]];
     const double wafers = std::stod(c[col["wafers"]]), batch = std::stod(c[col["global_batch"]]);
     const double cycles = std::stod(c[col["cycles_per_step"]]), rate = std::stod(c[col["samples_per_s"]]);
     EXPECT_GT(cycles, 0.0) << line;
     EXPECT_NEAR(rate, batch / (cycles / 850e6), 1e-3 * rate) << line;  // the profile's clock
-    EXPECT_EQ(batch, c[col["mode"]] == "per-wafer" ? 4.0 * wafers : 4.0) << line;
+    EXPECT_EQ(batch, c[col["mode"]] != "global" ? 4.0 * wafers : 4.0) << line;
+    if (projected) {
+      EXPECT_EQ(wafers, 192.0) << "the default projection: " << line;
+    }
     if (wafers == 1) one_wafer[series] = rate;
     ASSERT_TRUE(one_wafer.count(series)) << "the 1-wafer row comes first: " << line;
     const double speedup = rate / one_wafer[series];
     EXPECT_NEAR(std::stod(c[col["speedup"]]), speedup, 1e-3) << line;
     EXPECT_NEAR(std::stod(c[col["efficiency"]]), speedup / wafers, 1e-3) << line;
   }
-  EXPECT_EQ(rows, 2u * 3u * 2u);  // modes x sparsities x wafer counts
+  EXPECT_EQ(rows, 2u * 3u * 2u + 3u);  // modes x sparsities x wafer counts, and 192 projected per sparsity
   EXPECT_EQ(one_wafer.size(), 6u);
 
   std::ifstream png(dir / "scaling.png", std::ios::binary);
@@ -71,6 +75,41 @@ TEST(ScalingStudy, WritesTheTableTheCsvAndThePlot) {
   ASSERT_TRUE(png.read(magic, 8)) << "no scaling.png";
   EXPECT_EQ(std::string(magic + 1, 3), "PNG");
   EXPECT_GT(std::filesystem::file_size(dir / "scaling.png"), 1000u);
+  std::filesystem::remove_all(dir);
+}
+
+// Where both run, the projection is the measured cluster: one wafer in a tree sized for 4 wafers
+// (fan-out 2: two SwarmX levels) takes the cycles of the wafers of the real 4-wafer run. The
+// inner level's latency is set high (20 us each way) so that the step boundary is exposed and the
+// tree's depth shows: both exceed the 1-wafer step (one level) by the model's extra latency, one
+// SwarmX-to-SwarmX hop down and one up, 2 x 20 us x 850 cycles/us = 34,000 cycles a step.
+TEST(ScalingStudy, AProjectionIsTheMeasuredClusterWhereBothRun) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "wsemu-scaling-projection-test";
+  std::filesystem::remove_all(dir);
+  std::string out;
+  ASSERT_EQ(run_cli("train --scaling-study --scaling-wafers 1,4 --scaling-project 4 --fanout 2 "
+                    "--net down.swarmx-swarmx.us=20 --net up.swarmx-swarmx.us=20 --model mlp:16,12,4 "
+                    "--dataset synthetic --synthetic-samples 256 --batch 4 --steps 3 --lr 0.01 -q --out " +
+                        dir.string(), out), 0)
+      << out;
+  std::ifstream csv(dir / "scaling.csv");
+  ASSERT_TRUE(csv) << out;
+  std::string line;
+  std::getline(csv, line);
+  std::map<std::string, double> cycles;  // mode/sparsity/wafers
+  while (std::getline(csv, line)) {
+    const std::vector<std::string> c = split(line);
+    cycles[c[0] + "/" + c[1] + "/" + c[2]] = std::stod(c[4]);
+  }
+  for (const char* sparsity : {"0", "0.5", "0.9"}) {
+    const std::string s = sparsity;
+    ASSERT_TRUE(cycles.count("projected/" + s + "/4")) << out;
+    const double one = cycles["per-wafer/" + s + "/1"], four = cycles["per-wafer/" + s + "/4"];
+    // The slowest of the 4 wafers counts; their compute differs by a few cycles with their data.
+    EXPECT_NEAR(cycles["projected/" + s + "/4"], four, 10.0) << "sparsity " << s << "\n" << out;
+    // The projected wafer has the 1-wafer run's data: only the tree differs.
+    EXPECT_NEAR(cycles["projected/" + s + "/4"] - one, 34000.0, 2.0) << "sparsity " << s << "\n" << out;
+  }
   std::filesystem::remove_all(dir);
 }
 

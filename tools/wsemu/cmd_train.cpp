@@ -77,6 +77,11 @@ void add_run_options(CLI::App& app, wstrain::RunConfig& run) {
   app.add_option("--rows", run.rows, "PE rows of each wafer's rectangle (0: chosen to fit SRAM)")
       ->check(in_range(0, 1e5))
       ->capture_default_str();
+  app.add_option("--tree-wafers", run.tree_wafers,
+                 "size the network clock's SwarmX tree for N wafers (0: --wafers): the wafers run stand for one "
+                 "shard of a larger data-parallel cluster, each wafer's clock as in that cluster")
+      ->check(in_range(0, 1e6))
+      ->capture_default_str();
   app.add_option("--net", run.net,
                  "KEY=VALUE: override a cluster network profile entry (repeatable; keys and defaults in "
                  "runtime/wstrain/README.md, e.g. down.swarmx-wafer.gbs=75)");
@@ -95,6 +100,7 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
   auto quiet = std::make_shared<bool>(false);
   auto scaling = std::make_shared<bool>(false);
   auto scaling_wafers = std::make_shared<std::vector<size_t>>(std::vector<size_t>{1, 2, 4, 8, 16});
+  auto scaling_project = std::make_shared<std::vector<size_t>>(std::vector<size_t>{192});
   app.description(
       "Train an MLP by weight streaming on a virtual cluster: MemoryX holds the weights and the optimizer, a "
       "SwarmX tree broadcasts each layer's weights to N wafers and adds their gradients, and each wafer is its "
@@ -121,6 +127,9 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
   app.add_option("--memoryx", *memoryx, "use running MemoryX shards: HOST:PORT[,HOST:PORT...] in shard order");
   app.add_option("--swarmx", *swarmx, "with --memoryx: the SwarmX node(s) the wafers join, HOST:PORT[,...]");
   app.add_option("--token-file", o->token_file, "with --memoryx: the cluster's token file");
+  app.add_option("--tls-ca", o->tls_ca,
+                 "with --memoryx: connect to the nodes with TLS, refusing a node whose certificate does not chain "
+                 "to this PEM CA");
   app.add_option("--fanout", o->fanout, "SwarmX children per node (the loss is reduced in this tree)")
       ->check(in_range(2, 1024))
       ->capture_default_str();
@@ -161,6 +170,12 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
   app.add_option("--scaling-wafers", *scaling_wafers, "with --scaling-study: the wafer counts")
       ->delimiter(',')
       ->check(in_range(1, 64));
+  app.add_option("--scaling-project", *scaling_project,
+                 "with --scaling-study: wafer counts projected with the batch per wafer (one wafer run in a SwarmX "
+                 "tree sized for N; 0: none)")
+      ->delimiter(',')
+      ->check(in_range(0, 1e6))
+      ->capture_default_str();
   return [=] {
     try {
       wstrain::TrainOptions options = *o;
@@ -197,6 +212,9 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
       if (*scaling) {
         wstrain::ScalingStudyOptions study;
         study.wafers = *scaling_wafers;
+        study.projected.clear();
+        for (size_t n : *scaling_project)
+          if (n > 0) study.projected.push_back(n);
         wstrain::run_scaling_study(options, study, std::cout);
         return 0;
       }
@@ -234,6 +252,7 @@ const Register kWorker{{"train-worker", [](CLI::App& app) -> std::function<int()
   app.add_option("--rank", o->rank, "this wafer's rank")->required();
   app.add_option("--swarmx", o->swarmx_address, "SwarmX node to join")->required();
   app.add_option("--token-file", *token_file, "the cluster's token file")->required();
+  app.add_option("--tls-ca", o->tls_ca, "connect with TLS (the CA of the nodes' certificates)");
   app.add_option("--threads", o->session.threads, "emulator threads");
   app.add_flag("--backdoor-inputs", o->session.backdoor_inputs, "inputs through the SRAM back door");
   app.add_option("--kernel-dir", o->session.kernel_dir, "folder of kernels/weight-streaming");
