@@ -331,11 +331,13 @@ void ClusterClient::connect() {
   asio::post(state_->io, [state = state_] { state->link->start(); });
   if (future.wait_for(options_.connect_timeout) != std::future_status::ready) {
     asio::post(state_->io,
-               [state = state_, timeout = options_.connect_timeout, address = options_.address] {
+               [state = state_, timeout = options_.connect_timeout, address = options_.address,
+                hint = options_.tls_ca.empty() ? " (is the node running? a node that serves TLS needs --tls-ca)"
+                                               : ""] {
                  if (!state->first_connect_done) {
                    state->link->stop();
-                   state->fail_all(fmt::format("could not connect to {} within {} ms", address,
-                                               timeout.count()));
+                   state->fail_all(fmt::format("could not connect to {} within {} ms{}", address,
+                                               timeout.count(), hint));
                  }
                });
   }
