@@ -446,6 +446,26 @@ ElementRef element_ref(Compiler& c, const Value& base, const std::vector<Value>&
   return r;
 }
 
+// &a[i, j] with a run-time index: the element's byte address in a register.
+Value Compiler::gen_element_address(const Value& array, const std::vector<Value>& idx, Span at, const TypeRef& ptr_type, Ctx& ctx) {
+  const ElementRef r = element_ref(*this, array, idx, {}, at, ctx);
+  int a = r.addr_reg >= 0 ? r.addr_reg : r.base_reg;
+  if (a < 0) {
+    a = alloc_temp(ctx, at);
+    emit(ctx, "li " + reg(a) + ", " + r.g->asm_name + " + " + std::to_string(r.const_bytes), at);
+    return runtime(a, ptr_type);
+  }
+  if (r.g) {  // a byte offset relative to the array
+    const int b = alloc_temp(ctx, at);
+    emit(ctx, "li " + reg(b) + ", " + r.g->asm_name + " + " + std::to_string(r.const_bytes), at);
+    emit(ctx, "add " + reg(a) + ", " + reg(a) + ", " + reg(b), at);
+    free_temp(ctx, b);
+  } else if (r.addr_reg < 0 && r.const_bytes != 0) {
+    emit(ctx, "addi " + reg(a) + ", " + reg(a) + ", " + std::to_string(r.const_bytes), at);
+  }
+  return runtime(a, ptr_type);
+}
+
 std::string mem_operand(const ElementRef& r) {
   if (!r.g) {
     if (r.addr_reg >= 0) return "[" + reg(r.addr_reg) + "]";

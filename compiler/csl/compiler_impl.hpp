@@ -210,13 +210,14 @@ class Compiler {
   Value gen_binary(const std::string& op, Value a, Value b, Span at, Ctx& ctx);
   Value gen_unary(const std::string& op, Value a, Span at, Ctx& ctx);
   Value gen_convert(const Value& v, const TypeRef& t, Span at, Ctx& ctx);
+  Value gen_element_address(const Value& array, const std::vector<Value>& idx, Span at, const TypeRef& ptr_type, Ctx& ctx);
   Value gen_if_expr(const Expr& e, const Value& cond, Ctx& ctx);
   Value gen_switch(const Expr& e, const Value& x, Ctx& ctx);  // statements.cpp: a run-time switch
   Value switch_case(const SwitchCase& c, Ctx& ctx);           // expression.cpp
   void gen_vector_op(const Expr& e, Ctx& ctx);
+  int64_t completion_task_id(const Value& v, const std::string& what, Span at, Ctx& ctx);
   void gen_map(const Expr& e, Ctx& ctx);            // map.cpp: @map
   Value map_operand(const Expr& e, Ctx& ctx);       // map.cpp: a DSD operand's element in the loop
-  static bool options_async(const Expr* options);
   void gen_stmt(const Stmt& s, Ctx& ctx);
   Value load_global(GlobalVar* g, Span at, Ctx& ctx);
   Value rvalue(const Value& v, Span at, Ctx& ctx);

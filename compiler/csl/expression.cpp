@@ -105,19 +105,34 @@ Value Compiler::eval(const Expr& e, Ctx& ctx) {
         }
         if (t.kind == ExprKind::INDEX) {
           Value g = eval(*t.args[0], ctx);
-          if (g.k == K::GLOBAL && g.global->type->kind == TK::ARRAY && t.args.size() == 2) {
-            Value i = eval(*t.args[1], ctx);
-            if (i.is_comptime()) {
+          const std::vector<int64_t>* dims = g.k == K::GLOBAL && g.global->type->kind == TK::ARRAY ? &g.global->type->dims : nullptr;
+          if (dims && t.args.size() == dims->size() + 1) {
+            // &a[i, j]: the element's address; comptime indices give a comptime pointer.
+            std::vector<Value> idx;
+            bool all_ct = true;
+            for (size_t k = 1; k < t.args.size(); ++k) {
+              idx.push_back(eval(*t.args[k], ctx));
+              all_ct = all_ct && idx.back().is_comptime();
+            }
+            auto pt = std::make_shared<Type>();
+            pt->kind = TK::PTR;
+            pt->elem = g.global->type->elem;
+            if (all_ct) {
+              int64_t flat = 0;
+              for (size_t k = 0; k < idx.size(); ++k) {
+                const int64_t i = to_int(idx[k], t.args[k + 1]->span, "the index");
+                if (i < 0 || i >= (*dims)[k])
+                  fail(t.args[k + 1]->span, "index " + std::to_string(i) + " is out of bounds (0.." + std::to_string((*dims)[k] - 1) + ")");
+                flat = flat * (*dims)[k] + i;
+              }
               Value p;
               p.k = K::POINTER;
               p.global = g.global;
-              p.offset = to_int(i, t.args[1]->span, "the index");
-              auto pt = std::make_shared<Type>();
-              pt->kind = TK::PTR;
-              pt->elem = g.global->type->elem;
+              p.offset = flat;
               p.type = pt;
               return p;
             }
+            if (ctx.gen) return gen_element_address(g, idx, t.span, pt, ctx);
           }
         }
         fail(e.span, "unsupported: '&' of this expression (only &global and &global[comptime index])");

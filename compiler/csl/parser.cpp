@@ -470,7 +470,7 @@ class Parser {
       }
       if (t.text == "null") return take(), node(ExprKind::NULL_LIT, t.span);
       if (t.text == "undefined") return take(), node(ExprKind::UNDEFINED, t.span);
-      if (t.text == "fn") return fn_type();
+      if (t.text == "fn" || (t.text == "task" && is_at(1, "("))) return fn_type();  // `task () void`: a task-typed param
       if (t.text == "struct" || t.text == "packed") return struct_type();
       if (t.text == "enum") return enum_type();
       if (t.text == "if") return if_expr();
@@ -548,7 +548,7 @@ class Parser {
 
   // The element type of an array type: a name (possibly dotted) or a nested type, without calls.
   ExprPtr postfix_type() {
-    if (is("[") || is("*") || is("fn") || is("struct") || is("enum")) return unary();
+    if (is("[") || is("*") || is("fn") || (is("task") && is_at(1, "(")) || is("struct") || is("enum")) return unary();
     if (cur().kind != Tok::IDENT && cur().kind != Tok::BUILTIN)
       fail(cur().span, "expected the element type of the array, found " + describe(cur()));
     ExprPtr e = primary();
@@ -583,7 +583,7 @@ class Parser {
 
   ExprPtr fn_type() {
     auto e = node(ExprKind::FN_TYPE, take().span);
-    expect("(", "after 'fn' in a function type");
+    expect("(", "after 'fn' (or 'task') in a function type");
     while (!is(")")) {
       if (cur().kind == Tok::IDENT && is_at(1, ":")) {
         take();

@@ -10,11 +10,17 @@ std::string Compiler::dsd_operand(const Value& v, Span at, Ctx& ctx) {
   fail(at, "expected a DSD, found " + (v.type ? v.type->str() : v.str()));
 }
 
-bool Compiler::options_async(const Expr* options) {
-  if (!options || options->kind != ExprKind::ANON_STRUCT) return false;
-  for (size_t i = 0; i < options->names.size(); ++i)
-    if (options->names[i] == "async" && options->args[i]->kind == ExprKind::BOOL && options->args[i]->int_value) return true;
-  return false;
+// The task id an option names (.activate / .unblock): a task id, or a task by name (the id it
+// is bound to).
+int64_t Compiler::completion_task_id(const Value& v, const std::string& what, Span at, Ctx& ctx) {
+  if (v.k == Value::K::TASK_ID) return v.i;
+  if (v.k == Value::K::FUNCTION && v.fn->decl_kind == "task") {
+    const FnInst* fi = function_instance(v.mod, v.fn, {}, at);
+    for (const auto& [tid, line] : ctx.gen->p->task_lines)
+      if (line.rfind(fi->label + ", ", 0) == 0) return tid;
+    fail(at, what + " names task '" + v.fn->name + "', which is not bound to a task id");
+  }
+  fail(at, what + " needs a task id (or a bound task)");
 }
 
 void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
@@ -22,9 +28,27 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
   std::vector<const Expr*> operands;
   const Expr* options = nullptr;
   for (const ExprPtr& a : e.args) operands.push_back(a.get());
-  if (!operands.empty() && operands.back()->kind == ExprKind::ANON_STRUCT) {
+  auto is_options = [&](const Expr* x) {
+    if (x->kind == ExprKind::ANON_STRUCT) return true;
+    // A named const struct (`const props = .{ .async = true, ... };`) is options too.
+    Ctx probe = ctx;
+    probe.gen = nullptr;
+    try {
+      const Value v = eval(*x, probe);
+      return v.k == Value::K::STRUCT && !(v.type && v.type->kind == TK::ARRAY);
+    } catch (const CompileError&) {
+      return false;
+    }
+  };
+  if (!operands.empty() && is_options(operands.back())) {
     options = operands.back();
     operands.pop_back();
+  }
+  bool async_option = false;
+  if (options) {
+    const Value o = eval_comptime(*options, ctx, "the options of @" + n);
+    const Value* a = o.k == Value::K::STRUCT ? o.st->find("async") : nullptr;
+    async_option = a && a->k == Value::K::BOOL && a->i;
   }
   static const std::map<std::string, size_t> three = {{"fmacs", 4}, {"fmach", 4}, {"fmachs", 4}};
   const bool unary_op = n == "fmovs" || n == "fnegs" || n == "fabss" || n == "fh2s" || n == "fs2h" || n == "fmovh" ||
@@ -69,7 +93,7 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     if (v.k == Value::K::RUNTIME && v.type->kind == TK::FLOAT && !fp32 && !fp16 && n != "fmachs")
       fail(operands[i]->span, "@" + n + " takes integer scalars");
     int r = value_reg(*this, v, v.k == Value::K::RUNTIME ? nullptr : t, operands[i]->span, ctx);
-    if (options_async(options)) {
+    if (async_option) {
       // The op reads a register source for every element while the task goes on (and the
       // firmware clobbers r0..r7): the scalar lives in one of r13..r15, in turn.
       const int keep = kFirstAsyncReg + ctx.gen->p->async_reg_turn++ % 3;
@@ -120,17 +144,7 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
       const Value& v = o.st->values[i];
       if (k == "async") is_async = to_bool(v, options->span, ".async");
       else if (k == "activate" || k == "unblock") {
-        int64_t id = -1;
-        if (v.k == Value::K::TASK_ID) id = v.i;
-        if (v.k == Value::K::FUNCTION && v.fn->decl_kind == "task") {
-          // A task named directly: the id it is bound to.
-          const FnInst* fi = function_instance(v.mod, v.fn, {}, options->span);
-          for (const auto& [tid, line] : ctx.gen->p->task_lines)
-            if (line.rfind(fi->label + ", ", 0) == 0) id = tid;
-          if (id < 0) fail(options->span, "." + k + " names task '" + v.fn->name + "', which is not bound to a task id");
-        }
-        if (id < 0) fail(options->span, "." + k + " needs a task id (or a bound task)");
-        suffix += ", " + k + "=" + std::to_string(id);
+        suffix += ", " + k + "=" + std::to_string(completion_task_id(v, "." + k, options->span, ctx));
       } else if (k == "ut_id") {
         if (v.k != Value::K::UT_ID) fail(options->span, ".ut_id needs a microthread id (@get_ut_id)");
         suffix = ", ut=" + std::to_string(v.i) + suffix;

@@ -157,5 +157,30 @@ TEST(CslComptimeAssign, ElementsAndFieldsOfComptimeLocals) {
   }
 }
 
+// Vector-op options in a named const, a module param of type `task () void`, and the address
+// of a 2-D array's element (tests/compiler/programs/options), worked by hand.
+TEST(CslOptions, NamedOptionsTaskParamAndElementAddress) {
+  const std::vector<float> src = {1.0f, -2.5f, 3.25f, 8.0f};
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    auto r = compile_program("options", {}, arch);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    EXPECT_NE(r.programs.at("pe_0.wsa").find("activate=12"), std::string::npos) << r.programs.at("pe_0.wsa");
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    std::vector<uint32_t> sw;
+    for (float v : src) sw.push_back(std::bit_cast<uint32_t>(v));
+    rt.memcpy_h2d("src", sw, 0, 0, 1, 1, 4);
+    rt.launch("run");
+    rt.run_until_quiescent();
+    std::vector<uint32_t> dst(4), grid(6);
+    rt.memcpy_d2h(dst, "dst", 0, 0, 1, 1, 4);
+    rt.memcpy_d2h(grid, "grid", 0, 0, 1, 1, 6);
+    EXPECT_EQ(dst, sw);
+    const std::vector<float> want = {1.0f, 0.0f, 0.0f, 0.0f, 0.0f, 16.0f};
+    for (int i = 0; i < 6; ++i) EXPECT_EQ(std::bit_cast<float>(grid[size_t(i)]), want[size_t(i)]) << "grid element " << i;
+  }
+}
+
 }  // namespace
 }  // namespace wsemu::testing
