@@ -292,7 +292,9 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
     } else if (v.kind == Kind::FABOUT) {
       const int q = v.d.queue & 7;
       if (oq[q].color < 0) bind_output_queue(q, v.d.color, profile);
-      if (oq[q].color != v.d.color)
+      // On wse2 an output queue carries the color of each fabout that pushes into it (the SDK's
+      // stencil libraries send four colors through one queue); wse3 binds one color per queue.
+      if (oq[q].color != v.d.color && profile.data_task_by_queue)
         kernel_error(fmt::format("d{} sends color {} through output queue {}, which is bound to color {}",
                                  v.index, v.d.color, q, oq[q].color),
                      v.d.color);
@@ -499,9 +501,8 @@ PeCore::ElementResult PeCore::element(VectorOp& op, const Context& ctx) {
       break;
     }
     case Kind::FABOUT: {
-      OutputQueue& q = oq[dst.d.queue & 7];
       Wavelet w;
-      w.color = uint8_t(q.color);
+      w.color = uint8_t(dst.d.color);  // the queue's own color on wse3 (checked at the op's start)
       w.control = dst.d.control;
       w.payload = res;
       if (dst.bits == 16 && dst.d.index >= 0) w.payload = res | (uint32_t(dst.d.index) << 16);

@@ -78,7 +78,7 @@ void PeCore::bind_output_queue(int q, int color, const ArchProfile& profile) {
 bool PeCore::ramp_peek(int color, uint64_t now, Wavelet& out) const {
   for (uint32_t m = oq_nonempty; m; m &= m - 1) {
     const OutputQueue& q = oq[__builtin_ctz(m)];
-    if (q.color != color || q.ring.front().ready > now) continue;
+    if (q.ring.front().wavelet.color != color || q.ring.front().ready > now) continue;
     out = q.ring.front().wavelet;
     return true;
   }
@@ -87,8 +87,9 @@ bool PeCore::ramp_peek(int color, uint64_t now, Wavelet& out) const {
 
 uint32_t PeCore::ramp_colors() const {
   uint32_t colors = 0;
-  for (uint32_t m = oq_nonempty; m; m &= m - 1)
-    if (const int color = oq[__builtin_ctz(m)].color; color >= 0) colors |= 1u << color;
+  // A wse2 output queue may hold several colors (each wavelet carries its fabout's): the head's
+  // is the one that can move.
+  for (uint32_t m = oq_nonempty; m; m &= m - 1) colors |= 1u << oq[__builtin_ctz(m)].ring.front().wavelet.color;
   return colors;
 }
 
@@ -97,7 +98,7 @@ void PeCore::ramp_pop(int color, uint64_t now) {
   for (uint32_t m = oq_nonempty; m; m &= m - 1) {
     const int qi = __builtin_ctz(m);
     const OutputQueue& q = oq[qi];
-    if (q.color != color || q.ring.front().ready > now) continue;
+    if (q.ring.front().wavelet.color != color || q.ring.front().ready > now) continue;
     oq_pop(qi);
     return;
   }

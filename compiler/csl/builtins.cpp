@@ -5,6 +5,7 @@
 
 #include "isa/fp16.hpp"
 
+#include "compiler/csl/codegen.hpp"
 #include "compiler/csl/compiler_impl.hpp"
 
 namespace wsemu::compiler::csl {
@@ -616,16 +617,23 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     Value d = eval(*e.args[1], ctx);
     emit(ctx, "dsdcopy " + r.s + ", " + dsd_operand(d, e.args[1]->span, ctx), e.span);
     if (e.args.size() == 3) {
-      // wsemu loads a DSR in one cycle: an asynchronous load is complete when the next
-      // instruction starts, so its completion action happens right away.
+      // With .async, the action belongs to the asynchronous operation that will run on the DSR
+      // (as the SDK's benchmark allreduce uses it: load the fabric DSD with .activate, then
+      // start the @mov32 on the DSRs): it is attached to the next async vector op of this
+      // function that names the DSR. Without .async the load (one cycle in wsemu) is complete
+      // at once, and so is its action.
       Value o = ct(2, "options");
       if (o.k != K::STRUCT) fail(e.args[2]->span, "the options must be a struct");
+      const Value* async = o.st->find("async");
+      const bool is_async = async && to_bool(*async, e.args[2]->span, ".async");
       for (size_t i = 0; i < o.st->names.size(); ++i) {
         const std::string& k = o.st->names[i];
         const Value& v = o.st->values[i];
         if (k == "async" || k == "save_address") continue;
-        if ((k == "activate" || k == "unblock") && v.k == K::TASK_ID) {
-          emit(ctx, k + " " + std::to_string(v.i), e.span);
+        if (k == "activate" || k == "unblock") {
+          const int64_t id = completion_task_id(v, "." + k, e.args[2]->span, ctx);
+          if (is_async) ctx.gen->dsr_on_done[r.s] = ", " + k + "=" + std::to_string(id);
+          else emit(ctx, k + " " + std::to_string(id), e.span);
           continue;
         }
         fail(e.args[2]->span, "unsupported: option ." + k + " of @load_to_dsr");

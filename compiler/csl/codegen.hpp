@@ -12,6 +12,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <set>
 #include <cstdint>
 #include <cstdio>
@@ -38,6 +39,9 @@ struct FnGen {
   int spill_words = 0;
   int dsr_temp = 0;                 // expression-temporary descriptor registers used by this statement
   std::set<std::string> addressed;  // names whose address the body takes (`&x`): such locals live in memory
+  // @load_to_dsr(dsr, dsd, .{ .async = true, .activate / .unblock = t }): the completion action
+  // (", activate=ID") of the next asynchronous vector op of this function that uses the DSR.
+  std::map<std::string, std::string> dsr_on_done;
 };
 
 // The names `&name` is applied to anywhere in these statements.

@@ -158,6 +158,16 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
   }
   if (!ops.empty() && ops[0] == "memcpy_d2h_fifo" && width(0) == 16)
     fail(e.span, "unsupported: a 16-bit stream to the host (@" + n + " into MEMCPYD2H_1): wsemu's memcpy FIFO holds 32-bit words");
+  // A completion action given when one of the DSRs was loaded (@load_to_dsr .async).
+  if (is_async && suffix.find("activate=") == std::string::npos && suffix.find("unblock=") == std::string::npos) {
+    for (const std::string& o : ops) {
+      auto it = ctx.gen->dsr_on_done.find(o);
+      if (it == ctx.gen->dsr_on_done.end()) continue;
+      suffix += it->second;
+      ctx.gen->dsr_on_done.erase(it);
+      break;
+    }
+  }
   std::string line = n + (is_async ? ".async " : " ");
   for (size_t i = 0; i < ops.size(); ++i) line += (i ? ", " : "") + ops[i];
   emit(ctx, line + suffix, e.span);

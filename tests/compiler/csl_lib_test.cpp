@@ -170,7 +170,8 @@ TEST(CslStdlib, MemcpySwitchesMoveTheSwitchesTheyName) {
 // 21 east and a one-command teardown (ce_ignore), which tears the color down at both routers only
 // because it is not popped; both handlers (each seeing bit 4, the color, pending) reverse the
 // route and PE 1 sends back 2 * 21. Worked by hand: PE 0 gets 42, PE 1 21. Without the pop mode,
-// the handlers or the route rewrites, PE 1 keeps waiting and the run hangs.
+// the handlers or the route rewrites, PE 1 keeps waiting and the run hangs. PE 0's receive
+// loads its DSRs with @load_to_dsr(.., .{ .async = true, .activate = done }): `done` must see 42.
 TEST(CslStdlib, TileConfigRewritesOneColorBetweenPhases) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
@@ -185,6 +186,9 @@ TEST(CslStdlib, TileConfigRewritesOneColorBetweenPhases) {
     rt.memcpy_d2h(pending, "pending", 0, 0, 2, 1, 1);
     EXPECT_EQ(result, (std::vector<uint32_t>{42, 21}));
     EXPECT_EQ(pending, (std::vector<uint32_t>{1u << 4, 1u << 4}));
+    std::vector<uint32_t> seen(1);
+    rt.memcpy_d2h(seen, "seen", 0, 0, 1, 1, 1);
+    EXPECT_EQ(seen, std::vector<uint32_t>{42});  // `done` ran after the receive, not at the load
   }
 }
 

@@ -294,5 +294,46 @@ TEST(RouteWrite, AHangNamesAColorThatStartedTornDownAndItsRoute) {
   EXPECT_NE(text.find("its route: position 0 of 1, rx [WEST], tx [EAST], pop on advance"), std::string::npos) << text;
 }
 
+// wse2: one output queue carries the color of each fabout that pushes into it (the SDK's 3-D
+// stencil library sends four colors through one queue); wse3 still binds one color per queue.
+constexpr const char* kTwoColorsOneQueue = R"(
+.dsd    to_east = fabout(1, 2, 1)
+.dsd    to_north = fabout(2, 2, 1)
+.task   t, local, 10
+        li      r1, 7
+        mov32   to_east, r1
+        li      r1, 8
+        mov32   to_north, r1
+        li      r1, 9
+        mov32   to_east, r1
+        exit
+)";
+
+TEST(OutputQueue, Wse2CarriesEachFaboutsColor) {
+  Wafer w(emu::arch_profile("wse2"), 1, 1);
+  w.set_route(0, 0, 1, route("R", "E"));
+  w.set_route(0, 0, 2, route("R", "N"));
+  w.load_program(0, 0, assemble(kTwoColorsOneQueue));
+  w.activate_task(0, 0, 10);
+  run_ok(w);
+  std::vector<uint32_t> east, north;
+  while (auto wl = w.pop_edge(0, 0, Direction::EAST)) east.push_back(wl->payload);
+  while (auto wl = w.pop_edge(0, 0, Direction::NORTH)) north.push_back(wl->payload);
+  EXPECT_EQ(east, (std::vector<uint32_t>{7, 9}));
+  EXPECT_EQ(north, std::vector<uint32_t>{8});
+}
+
+TEST(OutputQueue, Wse3BindsOneColorPerQueue) {
+  Wafer w(emu::arch_profile("wse3"), 1, 1);
+  w.set_route(0, 0, 1, route("R", "E"));
+  w.set_route(0, 0, 2, route("R", "N"));
+  w.load_program(0, 0, assemble(kTwoColorsOneQueue));
+  w.activate_task(0, 0, 10);
+  const RunResult r = w.run(1000);
+  ASSERT_EQ(r.status, RunResult::Status::FAULT);
+  EXPECT_NE(r.fault->message.find("through output queue 2, which is bound to color 1"), std::string::npos)
+      << r.fault->message;
+}
+
 }  // namespace
 }  // namespace wsemu::testing
