@@ -104,7 +104,11 @@ VectorOperand PeCore::resolve_operand(const isa::Operand& o, bool is_dst, uint8_
       break;
     case DsdKind::FIFO: v.kind = Kind::FIFO; break;
   }
-  if (d.elem_bits != bits)
+  // A 32-bit FIFO holds one element a slot whatever the operation's width, as a queue holds one
+  // wavelet: a 16-bit element is stored zero-extended and read back from the low half (the
+  // memcpy firmware's device-to-host stream FIFO takes 16- and 32-bit pushes in one order).
+  const bool fifo_slot = d.kind == DsdKind::FIFO && d.elem_bits == 32 && bits == 16;
+  if (d.elem_bits != bits && !fifo_slot)
     kernel_error(fmt::format("d{} holds {}-bit elements, but this operand is {}-bit", o.value, d.elem_bits, bits));
   if (d.kind == DsdKind::CIRCBUF && d.length == 0)
     kernel_error(fmt::format("d{}: circular buffer of 0 elements", o.value));
@@ -477,7 +481,7 @@ PeCore::ElementResult PeCore::element(VectorOp& op, const Context& ctx) {
       case Kind::FIFO: {
         isa::Descriptor& f = dsrs[v.index % isa::kNumDsrs];
         const uint32_t a = f.base + f.head * (f.elem_bits / 8);
-        x = v.bits == 16 ? sram.load16(a) : sram.load32(a);
+        x = f.elem_bits == 16 ? sram.load16(a) : sram.load32(a);
         f.head = (f.head + 1) % f.length;
         --f.count;
         if (f.activate_on_pop >= 0) activate(f.activate_on_pop, &ctx);
@@ -514,7 +518,7 @@ PeCore::ElementResult PeCore::element(VectorOp& op, const Context& ctx) {
     case Kind::FIFO: {
       isa::Descriptor& f = dsrs[dst.index % isa::kNumDsrs];
       const uint32_t a = f.base + ((f.head + f.count) % f.length) * (f.elem_bits / 8);
-      if (dst.bits == 16)
+      if (f.elem_bits == 16)
         sram.store16(a, uint16_t(res));
       else
         sram.store32(a, res);

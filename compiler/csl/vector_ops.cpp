@@ -115,6 +115,7 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     if (mem_len >= 0 && len != mem_len) mem_agree = false;
     mem_len = len;
   }
+  int fabout_queue = -1, fabin_queue = -1;  // the fabric operands' queues (the implied microthread)
   for (auto& [i, v] : comptime_dsds) {
     const bool fabric = v.dsd->kind == "fabin_dsd" || v.dsd->kind == "fabout_dsd";
     if (fabric && mem_agree && mem_len > 0 && !v.dsd->extents.empty() && v.dsd->extents[0] != mem_len) {
@@ -134,6 +135,11 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
       v.dsd = d;
     }
     ops[i] = dsd_operand(v, operands[i]->span, ctx);
+    if (v.dsd->kind == "fabin_dsd" || v.dsd->kind == "fabout_dsd") {
+      const DsdValue r = resolve_fabric(*ctx.gen->p, *v.dsd);
+      if (r.kind == "fabout_dsd") fabout_queue = int(r.queue);
+      if (r.kind == "fabin_dsd" && fabin_queue < 0) fabin_queue = int(r.queue);
+    }
   }
   std::string suffix;
   bool is_async = false;
@@ -155,9 +161,12 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
       }
     }
     if (!is_async && !suffix.empty()) fail(options->span, ".activate, .unblock and .ut_id need .async = true");
+    // wse3: an async op without a .ut_id runs on its fabric operand's queue's microthread, as
+    // the SDK documents (topic-15), not on microthread 0 (the memcpy firmware's).
+    const int implied = fabout_queue >= 0 ? fabout_queue : fabin_queue;
+    if (is_async && ctx.gen->p->arch == "wse3" && implied >= 0 && suffix.find("ut=") == std::string::npos)
+      suffix = ", ut=" + std::to_string(implied) + suffix;
   }
-  if (!ops.empty() && ops[0] == "memcpy_d2h_fifo" && width(0) == 16)
-    fail(e.span, "unsupported: a 16-bit stream to the host (@" + n + " into MEMCPYD2H_1): wsemu's memcpy FIFO holds 32-bit words");
   // A completion action given when one of the DSRs was loaded (@load_to_dsr .async).
   if (is_async && suffix.find("activate=") == std::string::npos && suffix.find("unblock=") == std::string::npos) {
     for (const std::string& o : ops) {

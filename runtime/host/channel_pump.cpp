@@ -2,6 +2,7 @@
 // what leaves its east edge port, no faster than the host channel model allows, stepping the
 // wafer one cycle at a time meanwhile. Also: settling the wafer after a host call.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 
@@ -111,8 +112,9 @@ void SdkRuntime::State::check_firmware_idle(const std::vector<int>& ys, const em
       const emu::CoreView v = wafer->core_view(x, y);
       const bool busy = !v.input_queues[firmware::kChainQueue].empty() ||
                         !v.output_queues[firmware::kChainQueue].empty() ||
-                        !v.output_queues[firmware::kStreamOutQueue].empty() ||
-                        v.microthread_busy[firmware::kChainQueue] || v.microthread_busy[firmware::kStreamOutQueue];
+                        !v.output_queues[firmware::kLoopQueue].empty() ||
+                        !v.output_queues[firmware::kLegacyStreamOutQueue].empty() ||
+                        v.microthread_busy[firmware::kChainQueue];
       if (busy) throw HostError(*r.hang, what + " could not complete");
     }
   }
@@ -122,6 +124,20 @@ const ChainRow* SdkRuntime::State::chain(int y) const {
   auto it = std::lower_bound(chains.begin(), chains.end(), y,
                              [](const ChainRow& c, int value) { return c.y < value; });
   return it != chains.end() && it->y == y ? &*it : nullptr;
+}
+
+int SdkRuntime::State::stream_color(const std::string& what, int fx, int fy, int requested) const {
+  const PeConfig* pc = exe.pe_config_at(uint32_t(fx), uint32_t(fy));
+  const std::vector<int>* colors =
+      pc && pc->program >= 0 && size_t(pc->program) < stream_colors.size() ? &stream_colors[size_t(pc->program)] : nullptr;
+  if (!colors || colors->empty()) return firmware::kStreamColor;
+  if (requested < 0 && colors->size() == 1) return colors->front();
+  if (std::find(colors->begin(), colors->end(), requested) != colors->end()) return requested;
+  throw HostError(HostError::Kind::USAGE,
+                  fmt::format("{} (streaming): {} at PE({},{}): its program takes host streams on color{} {} "
+                              "(the MEMCPYH2D_* colors its layout gave <memcpy/get_params>)",
+                              what, requested < 0 ? std::string("no stream named") : fmt::format("stream {}", requested),
+                              fx, fy, colors->size() > 1 ? "s" : "", fmt::join(*colors, ", ")));
 }
 
 int SdkRuntime::State::chain_position(int fx, int fy) const {

@@ -55,6 +55,25 @@ bool includes_firmware(const isa::ObjectImage& img) {
   return false;
 }
 
+// The host-to-device stream colors <memcpy/memcpy> recorded in the program's data (its
+// memcpy_h2d_colors array), without color 23 (the legacy stream) and without repeats.
+std::vector<int> h2d_stream_colors(const isa::ObjectImage& img) {
+  std::vector<int> colors;
+  const isa::Symbol* sym = img.find_symbol(firmware::kStreamColorsSymbol);
+  if (!sym || sym->address < img.data_base) return colors;
+  for (uint32_t i = 0; i < sym->count; ++i) {
+    // The initialised data ends at its last non-zero byte: bytes past it are zero.
+    uint32_t c = 0;
+    for (size_t b = 0; b < 4; ++b) {
+      const size_t at = size_t(sym->address - img.data_base) + 4 * i + b;
+      if (at < img.data_init.size()) c |= uint32_t(img.data_init[at]) << (8 * b);
+    }
+    if (int(c) != firmware::kStreamColor && std::find(colors.begin(), colors.end(), int(c)) == colors.end())
+      colors.push_back(int(c));
+  }
+  return colors;
+}
+
 }  // namespace
 
 void SdkRuntime::State::load() {
@@ -89,6 +108,7 @@ void SdkRuntime::State::load() {
 
   images.clear();
   has_firmware.clear();
+  stream_colors.clear();
   for (const Program& p : exe.programs) {
     auto img = std::make_shared<isa::ObjectImage>(p.object);
     for (const HostFunction& f : exe.functions) {
@@ -102,6 +122,7 @@ void SdkRuntime::State::load() {
       img->tasks.push_back(t);
     }
     has_firmware.push_back(includes_firmware(*img));
+    stream_colors.push_back(has_firmware.back() ? h2d_stream_colors(*img) : std::vector<int>{});
     images.push_back(std::move(img));
   }
 
@@ -144,6 +165,21 @@ void SdkRuntime::State::load() {
     chains.push_back(row);
   }
 
+  // The program's host stream colors loop from the ramp back to the ramp, as the SDK's memcpy
+  // reserves the colors its layout gave <memcpy/get_params>: a layout route on one is an error.
+  auto route_streams = [&](int x, int y) {
+    const PeConfig* pc = exe.pe_config_at(uint32_t(x), uint32_t(y));
+    if (!pc || pc->program < 0) return;
+    for (int c : stream_colors[size_t(pc->program)]) {
+      for (const ColorRoute& r : exe.route_sets[pc->route_set].routes)
+        if (int(r.color) == c)
+          throw HostError(HostError::Kind::USAGE,
+                          fmt::format("load: PE({},{}) takes host streams on color {} (<memcpy/get_params>), "
+                                      "which its layout also routes",
+                                      x, y, c));
+      wafer->set_route(x, y, c, emu::ColorRoute::simple(emu::bit(emu::Direction::RAMP), emu::bit(emu::Direction::RAMP)));
+    }
+  };
   const bool wse3 = profile.data_task_by_queue;
   const uint64_t written_before = wafer->backdoor_bytes_written();
   try {
@@ -164,13 +200,18 @@ void SdkRuntime::State::load() {
                          emu::ColorRoute::simple(emu::bit(emu::Direction::RAMP), emu::bit(emu::Direction::EAST)));
         wafer->set_route(x, row.y, firmware::kStreamColor,
                          emu::ColorRoute::simple(emu::bit(emu::Direction::RAMP), emu::bit(emu::Direction::RAMP)));
+        route_streams(x, row.y);
         chain_index[{x, row.y}] = int(k);
         color = out;
         ++x;
       }
       for (; x < int(exe.fabric_width); ++x) pass(x, color);
       for (size_t k = 0; k < row.xs.size(); ++k) {
-        const uint32_t config[2] = {(k % 2 ? firmware::kConfigOdd : 0u) | (wse3 ? firmware::kConfigWse3 : 0u),
+        const PeConfig* pc = exe.pe_config_at(uint32_t(row.xs[k]), uint32_t(row.y));
+        const bool csl = pc && pc->program >= 0 &&
+                         images[size_t(pc->program)]->find_symbol(firmware::kStreamColorsSymbol) != nullptr;
+        const uint32_t config[2] = {(k % 2 ? firmware::kConfigOdd : 0u) | (wse3 ? firmware::kConfigWse3 : 0u) |
+                                        (csl ? firmware::kConfigCsl : 0u),
                                     uint32_t(k)};
         wafer->write_sram(row.xs[k], row.y, firmware::kConfigAddress,
                           std::span(reinterpret_cast<const uint8_t*>(config), sizeof config));

@@ -42,6 +42,9 @@ struct SdkRuntime::State {
   // task per exported function), and whether it includes the firmware.
   std::vector<std::shared_ptr<const isa::ObjectImage>> images;
   std::vector<bool> has_firmware;
+  // Per program index: the host-to-device stream colors it takes (<memcpy/memcpy>'s
+  // memcpy_h2d_colors, color 23 left out); empty: the legacy stream on color 23 only.
+  std::vector<std::vector<int>> stream_colors;
   std::map<std::string, int> function_task;  // host function name -> control task id
   std::vector<ChainRow> chains;              // sorted by y
   std::map<std::pair<int, int>, int> chain_index;  // (x, y) -> position in its row's chain
@@ -60,6 +63,9 @@ struct SdkRuntime::State {
 
   const ChainRow* chain(int y) const;
   int chain_position(int fx, int fy) const;  // -1 when the PE has no firmware
+  // The color a host stream named `requested` (a color, or -1: not named) is delivered on at
+  // fabric PE (fx, fy); a usage error when the PE's program takes no such stream.
+  int stream_color(const std::string& what, int fx, int fy, int requested) const;
   void require_loaded(const char* call) const;
   void add_phase(HostPhase phase);
 };

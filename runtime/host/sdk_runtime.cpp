@@ -223,7 +223,9 @@ void h2d(SdkRuntime::State& s, const char* call, const std::string& symbol, std:
     for (int x = 0; x < w; ++x) {
       const int fx = int(t.rect->x) + x0 + x;
       positions.push_back(chain_position_or_fail(s, what, fx, r.y, true));
-      addresses.push_back(o.streaming ? 0 : symbol_address(s, *t.symbol, fx, r.y));
+      // Streaming: the address field names the color the firmware delivers on.
+      addresses.push_back(o.streaming ? uint32_t(s.stream_color(what, fx, r.y, o.stream_color))
+                                      : symbol_address(s, *t.symbol, fx, r.y));
     }
     const uint32_t flags = (t.bits == 16 ? firmware::kFlag16Bit : 0) | (o.streaming ? firmware::kFlagStream : 0);
     // A row broadcast goes once through the channel when the firmware can replicate it: the
@@ -308,8 +310,8 @@ void SdkRuntime::memcpy_d2h(std::span<uint32_t> out, const std::string& symbol, 
     for (int x = 0; x < w; ++x) {
       const int fx = int(t.rect->x) + x0 + x;
       const int k = chain_position_or_fail(s, what, fx, r.y, true);
-      // A stream's FIFO holds 32-bit words.
-      const uint32_t flags = o.streaming ? firmware::kFlagStream : t.bits == 16 ? firmware::kFlag16Bit : 0;
+      // 16-bit streams: each FIFO slot holds an element in its low half; it leaves zero-extended.
+      const uint32_t flags = (o.streaming ? firmware::kFlagStream : 0) | (t.bits == 16 ? firmware::kFlag16Bit : 0);
       const uint32_t address = o.streaming ? 0 : symbol_address(s, *t.symbol, fx, r.y);
       r.out.push_back({firmware::control_payload(firmware::kTaskD2H, uint16_t(k)), uint8_t(firmware::kColorA), true});
       r.out.push_back({firmware::address_word(address, flags), uint8_t(firmware::kColorA), false});

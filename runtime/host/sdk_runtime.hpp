@@ -72,9 +72,14 @@ enum class MemcpyDataType { MEMCPY_32BIT, MEMCPY_16BIT };
 
 struct MemcpyOptions {
   // false: copy to / from the symbol's SRAM. true: H2D elements are delivered to the kernel as
-  // data wavelets on color 23 (input queue 1); D2H elements are taken from the firmware's
-  // memcpy_d2h_fifo, which the kernel fills. The first argument then names the rectangle.
+  // data wavelets on the stream's color (`stream_color`); D2H elements are taken from the
+  // firmware's memcpy_d2h_fifo, which the kernel fills. The first argument then names the
+  // rectangle.
   bool streaming = false;
+  // H2D streaming: the stream, by its color (the SDK's MEMCPYH2D_DATA_*_ID, the color the layout
+  // gave <memcpy/get_params>); -1: the program's only one. Programs without stream colors (wsemu
+  // assembly kernels) take every stream on color 23, input queue 1.
+  int stream_color = -1;
   MemcpyOrder order = MemcpyOrder::ROW_MAJOR;
   MemcpyDataType data_type = MemcpyDataType::MEMCPY_32BIT;
 };

@@ -36,9 +36,10 @@ namespace {
 
 using WordArray = py::array_t<uint32_t, py::array::c_style>;
 
-MemcpyOptions memcpy_options(bool streaming, bool col_major, bool bits16) {
+MemcpyOptions memcpy_options(bool streaming, bool col_major, bool bits16, int stream_color = -1) {
   MemcpyOptions o;
   o.streaming = streaming;
+  o.stream_color = stream_color;
   o.order = col_major ? MemcpyOrder::COL_MAJOR : MemcpyOrder::ROW_MAJOR;
   o.data_type = bits16 ? MemcpyDataType::MEMCPY_16BIT : MemcpyDataType::MEMCPY_32BIT;
   return o;
@@ -268,12 +269,15 @@ PYBIND11_MODULE(_wsemu, m) {
       .def("load", [](Session& s) { s.call([&] { s.rt().load(); }); })
       .def("memcpy_h2d",
            [](Session& s, const std::string& name, const WordArray& data, int x0, int y0, int w, int h, int elems,
-              bool streaming, bool col_major, bool bits16) {
+              bool streaming, bool col_major, bool bits16, int stream_color) {
              s.call([&] {
                s.rt().memcpy_h2d(name, words_in(data), x0, y0, w, h, elems,
-                                 memcpy_options(streaming, col_major, bits16));
+                                 memcpy_options(streaming, col_major, bits16, stream_color));
              });
-           })
+           },
+           py::arg("name"), py::arg("data"), py::arg("x0"), py::arg("y0"), py::arg("w"), py::arg("h"),
+           py::arg("elems"), py::arg("streaming"), py::arg("col_major"), py::arg("bits16"),
+           py::arg("stream_color") = -1)
       .def("memcpy_d2h",
            [](Session& s, py::array out, const std::string& name, int x0, int y0, int w, int h, int elems,
               bool streaming, bool col_major, bool bits16) {

@@ -233,8 +233,11 @@ class SdkRuntime:
         name = self._target(call, dest, streaming)
         words = self._words_from(call, src, data_type)
         px, py, w, h, elem_per_pe = self._ints(call, px, py, w, h, elem_per_pe)
+        # A stream id is the stream's color (the SDK's MEMCPYH2D_DATA_*_ID); a name leaves the
+        # choice to the runtime (the program's only stream).
+        color = int(dest) if streaming and _is_int(dest) and not isinstance(dest, SymbolId) else -1
         self._call(self._session.memcpy_h2d, name, words, px, py, w, h, elem_per_pe, bool(streaming),
-                   order == MemcpyOrder.COL_MAJOR, data_type == MemcpyDataType.MEMCPY_16BIT)
+                   order == MemcpyOrder.COL_MAJOR, data_type == MemcpyDataType.MEMCPY_16BIT, color)
         return self._task(f"memcpy_h2d {name}")
 
     def memcpy_d2h(self, dest, src, px, py, w, h, elem_per_pe, streaming=False,
@@ -500,8 +503,8 @@ class SdkRuntime:
     def _target(self, call, dest, streaming):
         if not streaming:
             return self._symbol_name(call, dest)
-        # Streaming: wsemu delivers every host stream on the firmware's one stream color, so a
-        # stream id only has to say which rectangle (firmware/README.md).
+        # Streaming: the name of the rectangle; a host-to-device stream id (its color) also goes
+        # to the firmware, which delivers on it (firmware/README.md).
         if isinstance(dest, SymbolId):
             return dest.name
         if isinstance(dest, str):
