@@ -4,6 +4,9 @@
 
 namespace wsemu::compiler::csl {
 
+// The data word of a function's run-time parameter k past the fifth (r8..r12 hold the first five).
+static std::string memory_arg(const FnInst& f, int k) { return f.label + "$arg" + std::to_string(k); }
+
 FnInst* Compiler::function_instance(ModuleInstance* mod, const Stmt* fn, std::vector<Value> comptime_args, Span at) {
   Program& p = *mod->program;
   for (auto& f : p.fns)
@@ -57,11 +60,28 @@ void Compiler::generate_functions(Program& p) {
           fail(prm.span, "comptime parameter '" + prm.name + "' has no value here");
         b.value = fi->comptime_args[i];
       } else {
-        if (8 + runtime_params > kLastLocalReg) fail(prm.span, "unsupported: more than 5 run-time parameters");
-        b.reg = 8 + runtime_params++;
-        g.pool[size_t(b.reg)] = true;
+        const int k = runtime_params++;
         b.type = t;
         b.constant = true;  // parameters are immutable in CSL
+        if (8 + k > kLastLocalReg) {
+          // Past r12: the caller stores the argument in a data word of the callee (no recursion).
+          if (t->byte_size() != 2 && t->byte_size() != 4) fail(prm.span, "unsupported: a " + t->str() + " parameter past the fifth");
+          auto gv = std::make_unique<GlobalVar>();
+          gv->csl_name = prm.name;
+          gv->asm_name = memory_arg(*fi, k);
+          gv->type = t;
+          gv->mod = fi->mod;
+          gv->span = prm.span;
+          gv->init.k = Value::K::UNDEFINED;
+          b.value.k = Value::K::GLOBAL;
+          b.value.global = gv.get();
+          b.value.type = t;
+          p.globals.push_back(gv.get());
+          globals.push_back(std::move(gv));
+        } else {
+          b.reg = 8 + k;
+          g.pool[size_t(b.reg)] = true;
+        }
       }
       scope.names[prm.name] = b;
     }
@@ -71,9 +91,14 @@ void Compiler::generate_functions(Program& p) {
       for (int k = 0; k < runtime_params; ++k)
         {
           // MEMCPY_ARGS is above 32 KiB: out of reach of a mem operand's offset.
-          const std::string r = "r" + std::to_string(8 + k);
+          const std::string r = "r" + std::to_string(8 + k <= kLastLocalReg ? 8 + k : 1);
           emit(ctx, "li " + r + ", MEMCPY_ARGS + " + std::to_string(4 * k), fn.span);
           emit(ctx, "ld32 " + r + ", [" + r + "]", fn.span);
+          if (8 + k > kLastLocalReg) {
+            const TypeRef& t = scope.names[fn.params[size_t(k)].name].type;  // (exported: no comptime params)
+            emit(ctx, "li r2, " + memory_arg(*fi, k), fn.span);
+            emit(ctx, std::string(t->byte_size() == 4 ? "st32 [r2], r1" : "st16 [r2], r1"), fn.span);
+          }
         }
     }
     if (fi->is_task && runtime_params > 0) {
@@ -160,6 +185,7 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
   const Stmt& f = *fn.fn;
   std::vector<Value> ct_args(f.params.size());
   std::vector<int> arg_regs;
+  std::vector<TypeRef> arg_types;
   const int live_temps = g.temp_top;
   Ctx fctx;
   fctx.mod = fn.mod;
@@ -177,6 +203,7 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
       r = tr;
     }
     arg_regs.push_back(r);
+    arg_types.push_back(t);
   }
   bool any_ct = false;
   for (const Value& v : ct_args) any_ct = any_ct || v.k != Value::K::VOID;
@@ -188,7 +215,23 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
   g.spill_words = std::max(g.spill_words, int(saved.size()));
   for (size_t k = 0; k < saved.size(); ++k)
     emit(ctx, "st32 [" + g.spill + " + " + std::to_string(4 * k) + "], " + reg(saved[k]), at);
-  for (size_t k = 0; k < arg_regs.size(); ++k) emit(ctx, "mov " + reg(int(8 + k)) + ", " + reg(arg_regs[k]), at);
+  for (size_t k = 0; k < arg_regs.size(); ++k) {
+    if (8 + int(k) <= kLastLocalReg) {
+      emit(ctx, "mov " + reg(int(8 + k)) + ", " + reg(arg_regs[k]), at);
+      continue;
+    }
+    // Past r12: into the callee's data word for the parameter (see generate_functions).
+    const int eb = arg_types[k]->byte_size();
+    if (eb != 2 && eb != 4) fail(at, "unsupported: a " + arg_types[k]->str() + " argument past the fifth");
+    std::string where = memory_arg(*callee, int(k));
+    if (g.p->far_data) {  // the word may lie past a mem operand's reach: its address in a register
+      const int a = alloc_temp(ctx, at);
+      emit(ctx, "li " + reg(a) + ", " + where, at);
+      where = reg(a);
+      free_temp(ctx, a);
+    }
+    emit(ctx, std::string(eb == 4 ? "st32 [" : "st16 [") + where + "], " + reg(arg_regs[k]), at);
+  }
   emit(ctx, "call " + callee->label, at);
   g.temp_top = live_temps;
   const TypeRef rt = eval_type(*f.type, fctx);

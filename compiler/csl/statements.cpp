@@ -79,6 +79,45 @@ void release_scope(Scope& s, Ctx& ctx) {
     if (b.reg >= 8) ctx.gen->pool[size_t(b.reg)] = false;
 }
 
+// A data word of the function for a local that gets no register (none left, or its address is
+// taken): no recursion in CSL, so one per declaration suffices.
+GlobalVar* memory_local(Compiler& c, Ctx& ctx, const std::string& name, const TypeRef& t, Span at) {
+  if (t->byte_size() != 2 && t->byte_size() != 4) fail(at, "unsupported: a " + t->str() + " local");
+  FnGen& g = *ctx.gen;
+  auto gv = std::make_unique<GlobalVar>();
+  gv->csl_name = name;
+  gv->asm_name = g.fi->label + "$" + name + std::to_string(g.p->label_counter++);
+  gv->type = t;
+  gv->mod = ctx.mod;
+  gv->span = at;
+  gv->init.k = Value::K::UNDEFINED;
+  GlobalVar* raw = gv.get();
+  c.globals.push_back(std::move(gv));
+  g.p->globals.push_back(raw);
+  return raw;
+}
+
+void store_local(Compiler& c, Ctx& ctx, GlobalVar* slot, int r, Span at) {
+  std::string where = slot->asm_name;
+  if (ctx.gen->p->far_data) {
+    const int a = alloc_temp(ctx, at);
+    c.emit(ctx, "li " + reg(a) + ", " + slot->asm_name, at);
+    where = reg(a);
+    free_temp(ctx, a);
+  }
+  c.emit(ctx, std::string(slot->type->byte_size() == 4 ? "st32 [" : "st16 [") + where + "], " + reg(r), at);
+}
+
+// A pool register of r8..r12, or -1 when none is free.
+int try_alloc_pool(Ctx& ctx) {
+  for (int r = 8; r <= kLastLocalReg; ++r)
+    if (!ctx.gen->pool[size_t(r)]) {
+      ctx.gen->pool[size_t(r)] = true;
+      return r;
+    }
+  return -1;
+}
+
 Binding* find_binding(Ctx& ctx, const std::string& name) {
   for (Scope* s = ctx.scope; s; s = s->parent) {
     auto it = s->names.find(name);
@@ -185,27 +224,10 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
       if (b.reg < 0) {
         // No register left, or its address is taken: the local lives in a data word of its
         // function (no recursion in CSL), read and written with loads and stores.
-        if (t->byte_size() != 2 && t->byte_size() != 4) fail(s.span, "unsupported: a " + t->str() + " local");
-        auto gv = std::make_unique<GlobalVar>();
-        gv->csl_name = s.name;
-        gv->asm_name = g.fi->label + "$" + s.name + std::to_string(g.p->label_counter++);
-        gv->type = t;
-        gv->mod = ctx.mod;
-        gv->span = s.span;
-        gv->init.k = Value::K::UNDEFINED;
-        GlobalVar* raw = gv.get();
-        globals.push_back(std::move(gv));
-        g.p->globals.push_back(raw);
+        GlobalVar* raw = memory_local(*this, ctx, s.name, t, s.span);
         if (init.k != Value::K::UNDEFINED) {
           Value v = coerce(init, t, s.value->span, ctx);
-          const int r = value_reg(*this, v, t, s.span, ctx);
-          std::string where = raw->asm_name;
-          if (g.p->far_data) {
-            const int a = alloc_temp(ctx, s.span);
-            emit(ctx, "li " + reg(a) + ", " + raw->asm_name, s.span);
-            where = reg(a);
-          }
-          emit(ctx, std::string(t->byte_size() == 4 ? "st32 [" : "st16 [") + where + "], " + reg(r), s.span);
+          store_local(*this, ctx, raw, value_reg(*this, v, t, s.span, ctx), s.span);
         }
         b.value.k = Value::K::GLOBAL;
         b.value.global = raw;
@@ -428,20 +450,43 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
       sc.parent = ctx.scope;
       Ctx inner = ctx;
       inner.scope = &sc;
+      // The loop variable and the bound live in registers of r8..r12; when none is left, the
+      // variable lives in a data word (loaded, incremented and stored each iteration) and the
+      // bound is loaded each iteration (`li` for a comptime one, else from a data word).
       Binding iv;
-      iv.reg = alloc_pool(ctx, s.span, s.captures[0]);
       iv.type = t;
       iv.constant = true;
-      const int re = alloc_pool(ctx, s.span, "the end of the range");
-      load_into(*this, iv.reg, start, t, r.span, ctx);
+      iv.reg = try_alloc_pool(ctx);
+      GlobalVar* iv_slot = iv.reg < 0 ? memory_local(*this, ctx, s.captures[0], t, s.span) : nullptr;
+      const int re = try_alloc_pool(ctx);
+      const bool end_ct = end.k == Value::K::INT;
+      GlobalVar* end_slot = re < 0 && !end_ct ? memory_local(*this, ctx, "end", t, r.span) : nullptr;
+      if (iv_slot) store_local(*this, ctx, iv_slot, value_reg(*this, start, t, r.span, ctx), r.span);
+      else load_into(*this, iv.reg, start, t, r.span, ctx);
       g.temp_top = 1;
-      load_into(*this, re, end, t, r.span, ctx);
+      if (re >= 0) load_into(*this, re, end, t, r.span, ctx);
+      else if (end_slot) store_local(*this, ctx, end_slot, value_reg(*this, end, t, r.span, ctx), r.span);
       g.temp_top = 1;
+      auto iv_reg = [&] { return iv_slot ? int(load_global(iv_slot, r.span, ctx).i) : iv.reg; };
+      auto end_reg = [&] {
+        if (re >= 0) return re;
+        if (end_slot) return int(load_global(end_slot, r.span, ctx).i);
+        return value_reg(*this, end, t, r.span, ctx);
+      };
       const std::string top = new_label(ctx, "for"), cont = new_label(ctx, "fcont"), endl = new_label(ctx, "fend");
       const bool sgn = t->is_signed;
-      if (!(start.k == Value::K::INT && end.k == Value::K::INT))
-        emit(ctx, std::string(sgn ? "bge " : "bgeu ") + (st > 0 ? reg(iv.reg) + ", " + reg(re) : reg(re) + ", " + reg(iv.reg)) + ", " + endl, r.span);
+      if (!(start.k == Value::K::INT && end.k == Value::K::INT)) {
+        const int a = iv_reg(), b = end_reg();
+        emit(ctx, std::string(sgn ? "bge " : "bgeu ") + (st > 0 ? reg(a) + ", " + reg(b) : reg(b) + ", " + reg(a)) + ", " + endl, r.span);
+        g.temp_top = 1;
+      }
       g.p->code.push_back(top + ":");
+      if (iv_slot) {
+        iv.reg = -1;
+        iv.value.k = Value::K::GLOBAL;
+        iv.value.global = iv_slot;
+        iv.value.type = t;
+      }
       sc.names[s.captures[0]] = iv;
       g.loops.push_back({endl, cont});
       for (const StmtPtr& b : s.body) {
@@ -450,14 +495,18 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
       }
       g.loops.pop_back();
       g.p->code.push_back(cont + ":");
-      emit(ctx, "addi " + reg(iv.reg) + ", " + reg(iv.reg) + ", " + std::to_string(st), r.span);
-      emit(ctx, std::string(sgn ? "blt " : "bltu ") + (st > 0 ? reg(iv.reg) + ", " + reg(re) : reg(re) + ", " + reg(iv.reg)) + ", " + top, r.span);
+      const int a = iv_reg();
+      emit(ctx, "addi " + reg(a) + ", " + reg(a) + ", " + std::to_string(st), r.span);
+      if (iv_slot) store_local(*this, ctx, iv_slot, a, r.span);
+      const int b = end_reg();
+      emit(ctx, std::string(sgn ? "blt " : "bltu ") + (st > 0 ? reg(a) + ", " + reg(b) : reg(b) + ", " + reg(a)) + ", " + top, r.span);
+      g.temp_top = 1;
       g.p->code.push_back(endl + ":");
       // Locals of the body were released by their statements' scopes; release the loop's own.
       sc.names.erase(s.captures[0]);
       release_scope(sc, inner);
-      g.pool[size_t(iv.reg)] = false;
-      g.pool[size_t(re)] = false;
+      if (iv.reg >= 8) g.pool[size_t(iv.reg)] = false;
+      if (re >= 0) g.pool[size_t(re)] = false;
       return;
     }
     case StmtKind::RETURN: {

@@ -303,6 +303,21 @@ TEST(CslSpill, LocalsBeyondTheRegistersLiveInMemory) {
   rt.memcpy_d2h(out, "out", 0, 0, 1, 1, 2);
   EXPECT_EQ(int32_t(out[0]), 36);
   EXPECT_EQ(int32_t(out[1]), 36);
+  // Nested loops past the registers and a call with seven parameters, the same sums in C++.
+  int32_t acc = 0, count = 0;
+  for (int32_t i = 0; i < 4; ++i)
+    for (int32_t j = 0; j < 3; ++j)
+      for (int32_t k = i; k < 4; ++k) {
+        acc += i * 100 + j * 10 + k;
+        ++count;
+      }
+  rt.launch("loops");
+  rt.run_until_quiescent();
+  std::vector<uint32_t> sums(3);
+  rt.memcpy_d2h(sums, "sums", 0, 0, 1, 1, 3);
+  EXPECT_EQ(int32_t(sums[0]), acc);
+  EXPECT_EQ(int32_t(sums[1]), count);
+  EXPECT_EQ(int32_t(sums[2]), 1 + 2 * 2 + 3 * 3 + 4 * 4 + 5 * 5 + 6 * 4 + 7 * -3);
 }
 
 // Data task, local task, @activate, global scalars and a run-time if: the east PE sums N values
