@@ -39,7 +39,22 @@ Value Compiler::eval(const Expr& e, Ctx& ctx) {
     }
     case ExprKind::FIELD: return field(eval(*e.args[0], ctx), e.text, e.span, ctx);
     case ExprKind::INDEX: {
-      Value base = eval(*e.args[0], ctx);
+      Value base;
+      if (e.args[0]->kind == ExprKind::DEREF && ctx.gen) {
+        // p.*[i]: the array p points to, indexed. A run-time pointer to an array (`*[N]T`, or a
+        // `&array` kept in a variable, [*]T here) is the place itself.
+        Value p = rvalue(eval(*e.args[0]->args[0], ctx), e.args[0]->span, ctx);
+        if (p.k == K::RUNTIME && p.type->kind == TK::PTR && p.type->elem && p.type->elem->kind == TK::ARRAY) {
+          base = p;
+          base.type = p.type->elem;
+        } else if (p.k == K::RUNTIME && p.type->kind == TK::MANY_PTR) {
+          base = p;
+        } else {
+          base = eval(*e.args[0], ctx);
+        }
+      } else {
+        base = eval(*e.args[0], ctx);
+      }
       std::vector<Value> idx;
       for (size_t i = 1; i < e.args.size(); ++i) idx.push_back(eval(*e.args[i], ctx));
       if (base.k == K::STRUCT) {
