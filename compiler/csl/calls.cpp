@@ -156,15 +156,24 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
     // A DSD changed by @increment_dsd_offset / @set_dsd_* used as an operand: a scratch register.
     const Expr& e = *reinterpret_cast<const Expr*>(fn.offset);
     Value src = eval(*e.args.at(0), ctx);
-    if (g.dsr_temp >= 4) fail(at, "unsupported: more than 4 modified DSDs in one statement");
-    const std::string t = "dsd_scratch" + std::to_string(g.dsr_temp++);
-    emit(ctx, "dsdcopy " + t + ", " + dsd_operand(src, e.args[0]->span, ctx), at);
+    std::string t;
+    if (src.k == Value::K::DSR_VAR && src.s.rfind("dsd_scratch", 0) == 0) {
+      t = src.s;  // a nested change (@set_dsd_length(@increment_dsd_offset(d, ...), ...)): the same scratch
+    } else {
+      if (g.dsr_temp >= 4) fail(at, "unsupported: more than 4 modified DSDs in one statement");
+      t = "dsd_scratch" + std::to_string(g.dsr_temp++);
+      emit(ctx, "dsdcopy " + t + ", " + dsd_operand(src, e.args[0]->span, ctx), at);
+    }
     Value arg = rvalue(eval(*e.args.at(1), ctx), e.args[1]->span, ctx);
     std::string operand;
     if (fn.s == "set_dsd_base_addr") {
-      if (arg.k != Value::K::POINTER) fail(e.args[1]->span, "@set_dsd_base_addr needs a pointer to a global (&array)");
-      const int eb = arg.global->type->kind == TK::ARRAY ? arg.global->type->elem->byte_size() : arg.global->type->byte_size();
-      operand = arg.global->asm_name + " + " + std::to_string(arg.offset * eb);
+      if (arg.k == Value::K::RUNTIME && (arg.type->kind == TK::PTR || arg.type->kind == TK::MANY_PTR)) {
+        operand = reg(int(arg.i));  // a run-time pointer: its byte address
+      } else {
+        if (arg.k != Value::K::POINTER) fail(e.args[1]->span, "@set_dsd_base_addr needs a pointer (&array, or a pointer value)");
+        const int eb = arg.global->type->kind == TK::ARRAY ? arg.global->type->elem->byte_size() : arg.global->type->byte_size();
+        operand = arg.global->asm_name + " + " + std::to_string(arg.offset * eb);
+      }
     } else if (arg.k == Value::K::INT) {
       operand = std::to_string(arg.i);
     } else if (arg.k == Value::K::RUNTIME) {
