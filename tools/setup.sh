@@ -16,7 +16,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev libspdlog-dev
   nlohmann-json3-dev libstb-dev zlib1g-dev dataset-fashion-mnist clang libclang-rt-14-dev libssl-dev
   pybind11-dev python3-dev python3-pytest
-  python3-numpy xxd openssl
+  python3-numpy python3-matplotlib xxd openssl
   "$@"
 )
 
