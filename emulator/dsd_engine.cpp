@@ -276,6 +276,13 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
     op.length = op.operands[first_ring].d.length;
     have_length = true;
   }
+  // Only registers into a FIFO: one element (a scalar pushed).
+  bool scalars_to_fifo = op.operands[0].kind == Kind::FIFO;
+  for (int i = 1; i < info.num_operands; ++i) scalars_to_fifo = scalars_to_fifo && op.operands[i].kind == Kind::REG;
+  if (!have_length && scalars_to_fifo) {
+    op.length = 1;
+    have_length = true;
+  }
   if (!have_length)
     kernel_error(fmt::format("{}: a vector operation needs a memory or fabric descriptor to give its length",
                              info.mnemonic));

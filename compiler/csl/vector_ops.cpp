@@ -116,6 +116,7 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     mem_len = len;
   }
   int fabout_queue = -1, fabin_queue = -1;  // the fabric operands' queues (the implied microthread)
+  int64_t d2h_extent = 1;                    // the extent of a MEMCPYD2H_1 destination
   for (auto& [i, v] : comptime_dsds) {
     const bool fabric = v.dsd->kind == "fabin_dsd" || v.dsd->kind == "fabout_dsd";
     if (fabric && mem_agree && mem_len > 0 && !v.dsd->extents.empty() && v.dsd->extents[0] != mem_len) {
@@ -135,6 +136,7 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
       v.dsd = d;
     }
     ops[i] = dsd_operand(v, operands[i]->span, ctx);
+    if (i == 0 && ops[0] == "memcpy_d2h_fifo" && !v.dsd->extents.empty()) d2h_extent = v.dsd->extents[0];
     if (v.dsd->kind == "fabin_dsd" || v.dsd->kind == "fabout_dsd") {
       const DsdValue r = resolve_fabric(*ctx.gen->p, *v.dsd);
       if (r.kind == "fabout_dsd") fabout_queue = int(r.queue);
@@ -179,6 +181,13 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
   }
   std::string line = n + (is_async ? ".async " : " ");
   for (size_t i = 0; i < ops.size(); ++i) line += (i ? ", " : "") + ops[i];
+  // Scalars into the host stream (topic-03's @mov16(out_dsd, global)): the FIFO gives no length,
+  // so each of the fabout's `extent` elements is its own one-element push.
+  const bool scalars_to_host = ops[0] == "memcpy_d2h_fifo" && comptime_dsds.size() == 1;
+  if (scalars_to_host && (d2h_extent < 1 || d2h_extent > 64))
+    fail(e.span, "unsupported: scalars into MEMCPYD2H_1 with an extent of " + std::to_string(d2h_extent) +
+                     " (1..64 pushes); use a memory DSD source");
+  for (int64_t k = 1; scalars_to_host && k < d2h_extent; ++k) emit(ctx, line + suffix, e.span);
   emit(ctx, line + suffix, e.span);
 }
 

@@ -1,8 +1,9 @@
 """Host streams of <memcpy/memcpy> on the colors the layout names (tests/python/kernels/streams):
 two host-to-device streams into every PE of a 2 x 2 rectangle (PE (0,0) takes both through the
-firmware's one loop queue), a 32-bit and a 16-bit device-to-host stream out. The reference is
-numpy: y = 2 x + b exactly (one f32 multiply by 2 and one add per element), and the 16-bit
-elements come back zero-extended in their u32 words (memcpy_view takes the low halves)."""
+firmware's one loop queue), a 32-bit and a 16-bit device-to-host stream out, then a scalar
+pushed twice (a fabout of extent 2 from a register). The reference is numpy: y = 2 x + b exactly
+(one f32 multiply by 2 and one add per element), and the 16-bit elements come back zero-extended
+in their u32 words (memcpy_view takes the low halves)."""
 
 import os
 import subprocess
@@ -47,10 +48,14 @@ def test_two_streams_in_and_16_bit_stream_out(tmp_path, rng, arch, colors):
     runner.memcpy_d2h(y, 2, 0, 0, W, H, N, streaming=True, data_type=f32, order=rows, nonblock=False)
     words = np.zeros(W * H * N, np.uint32)
     runner.memcpy_d2h(words, 2, 0, 0, W, H, N, streaming=True, data_type=u16, order=rows, nonblock=False)
+    twice = np.zeros(W * H * 2, np.uint32)
+    runner.memcpy_d2h(twice, 2, 0, 0, W, H, 2, streaming=True, data_type=u16, order=rows, nonblock=False)
     runner.stop()
     np.testing.assert_array_equal(y, np.float32(2) * x + b)
     np.testing.assert_array_equal(words, h.astype(np.uint32))
     np.testing.assert_array_equal(memcpy_view(words, np.dtype(np.uint16)), h)
+    first = h.reshape(W * H, N)[:, 0].astype(np.uint32)  # each PE's h[0], rows of the rectangle
+    np.testing.assert_array_equal(twice, np.repeat(first, 2))
 
 
 def test_a_stream_the_program_does_not_take_is_a_usage_error(tmp_path):
