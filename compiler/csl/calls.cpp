@@ -169,6 +169,8 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
     if (fn.s == "set_dsd_base_addr") {
       if (arg.k == Value::K::RUNTIME && (arg.type->kind == TK::PTR || arg.type->kind == TK::MANY_PTR)) {
         operand = reg(int(arg.i));  // a run-time pointer: its byte address
+      } else if (arg.k == Value::K::GLOBAL && arg.global->type->kind == TK::ARRAY) {
+        operand = arg.global->asm_name;  // an array: its address
       } else {
         if (arg.k != Value::K::POINTER) fail(e.args[1]->span, "@set_dsd_base_addr needs a pointer (&array, or a pointer value)");
         const int eb = arg.global->type->kind == TK::ARRAY ? arg.global->type->elem->byte_size() : arg.global->type->byte_size();

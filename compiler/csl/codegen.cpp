@@ -154,6 +154,15 @@ Value Compiler::gen_binary(const std::string& op, Value a, Value b, Span at, Ctx
   b = rvalue(b, at, ctx);
   if (a.k == Value::K::DSR_VAR || b.k == Value::K::DSR_VAR || a.k == Value::K::GLOBAL || b.k == Value::K::GLOBAL)
     fail(at, "operator '" + op + "' cannot be applied to a DSD or an array");
+  if ((a.type && a.type->kind == TK::ENUM) || (b.type && b.type->kind == TK::ENUM)) {
+    // A run-time enum (a var of an enum type) holds its tag, 16 bits: == and != compare tags.
+    if (op != "==" && op != "!=") fail(at, "operator '" + op + "' cannot be applied to an enum");
+    if (!a.type || !b.type || !same_type(a.type, b.type)) fail(at, "operands of '" + op + "' are not of the same enum type");
+    for (Value* v : {&a, &b}) {
+      if (v->k == Value::K::ENUM) v->k = Value::K::INT;
+      v->type = int_type(16, false);
+    }
+  }
   if (op == "and" || op == "or") {
     if ((a.type && a.type->kind != TK::BOOL) || (b.type && b.type->kind != TK::BOOL)) fail(at, "'" + op + "' needs bools");
     int x = to_reg(*this, a, a.type, at, ctx);

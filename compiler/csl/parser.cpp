@@ -149,7 +149,7 @@ class Parser {
       s->value = expr();
     } else if (s->decl_kind == "const") {
       fail(cur().span, "expected '=' after the declaration of const '" + s->name + "', found " + describe(cur()));
-    } else if (!s->type) {
+    } else if (!s->type && s->decl_kind != "param") {  // an untyped param takes its value's type
       fail(cur().span, "'" + s->name + "' needs a type or an initial value");
     }
     expect(";", "after the declaration of '" + s->name + "'");

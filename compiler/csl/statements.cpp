@@ -286,7 +286,9 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
             Value arg = rvalue(eval(*rhs.args[1], ctx), rhs.args[1]->span, ctx);
             std::string operand;
             if (rhs.text == "set_dsd_base_addr") {
-              if (arg.k == Value::K::POINTER) {
+              if (arg.k == Value::K::GLOBAL && arg.global->type->kind == TK::ARRAY) {
+                operand = arg.global->asm_name;  // an array: its address
+              } else if (arg.k == Value::K::POINTER) {
                 const int eb = arg.global->type->kind == TK::ARRAY ? arg.global->type->elem->byte_size() : arg.global->type->byte_size();
                 operand = arg.global->asm_name + " + " + std::to_string(arg.offset * eb);
               } else if (arg.k == Value::K::RUNTIME) {
