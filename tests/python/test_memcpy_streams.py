@@ -16,11 +16,12 @@ from conftest import SOURCE_DIR, WSEMU
 W, H, N = 2, 2, 5
 
 
-def compile_streams(tmp_path, arch, h2d=(0, 1), d2h=2):
+def compile_streams(tmp_path, arch, h2d=(0, 1), d2h=2, route_h2d_1=0):
     out = str(tmp_path / "out")
     subprocess.run([WSEMU, "cslc", os.path.join(SOURCE_DIR, "tests/python/kernels/streams/layout.csl"),
                     f"--arch={arch}", "--fabric-dims=9,4", "--fabric-offsets=4,1", "--memcpy", "-o", out,
-                    f"--params=W:{W},H:{H},N:{N},H2D_1:{h2d[0]},H2D_2:{h2d[1]},D2H_1:{d2h}"],
+                    f"--params=W:{W},H:{H},N:{N},H2D_1:{h2d[0]},H2D_2:{h2d[1]},D2H_1:{d2h},"
+                    f"ROUTE_H2D_1:{route_h2d_1}"],
                    check=True, stdout=subprocess.DEVNULL)
     return out
 
@@ -66,3 +67,12 @@ def test_a_stream_the_program_does_not_take_is_a_usage_error(tmp_path):
     runner.load()
     with pytest.raises(UsageError, match="stream 5 at PE.*colors 0, 1"):
         runner.memcpy_h2d(5, np.zeros(N, np.float32), 0, 0, 1, 1, N, streaming=True)
+
+
+def test_a_layout_route_on_a_stream_color_is_a_load_error(tmp_path):
+    from cerebras.sdk.runtime.sdkruntimepybind import SdkRuntime
+    from wsemu.errors import UsageError
+
+    runner = SdkRuntime(compile_streams(tmp_path, "wse2", route_h2d_1=1))
+    with pytest.raises(UsageError, match="takes host streams on color 0.*which its layout also routes"):
+        runner.load()
