@@ -55,6 +55,11 @@ Value Compiler::eval(const Expr& e, Ctx& ctx) {
       } else {
         base = eval(*e.args[0], ctx);
       }
+      if (ctx.gen && base.k == K::GLOBAL && (base.global->type->kind == TK::MANY_PTR || base.global->type->kind == TK::PTR)) {
+        // A pointer variable (`var x: [*]f32;`) indexed: its value is the place.
+        base = rvalue(base, e.args[0]->span, ctx);
+        if (base.type->kind == TK::PTR && base.type->elem && base.type->elem->kind == TK::ARRAY) base.type = base.type->elem;
+      }
       std::vector<Value> idx;
       for (size_t i = 1; i < e.args.size(); ++i) idx.push_back(eval(*e.args[i], ctx));
       if (base.k == K::STRUCT) {
