@@ -25,7 +25,8 @@ run_example() {
   local dir=$1 cmds=$2 line=$3 a=$4 copy="$scratch/run" name py output status
   rm -rf "$copy" && cp -r "$dir" "$copy"
   name=$(echo "$line" | grep -oE -- '-o[= ][^ ]+' | head -1 | sed -E 's/^-o[= ]//')
-  py=$(tr '\n' ' ' < "$cmds" | sed 's/\\ */ /g' | grep -o 'cs_python [^;&|]*' | head -1 | sed 's/^cs_python //')
+  # The first cs_python line only (a script may go on with more cslc and cs_python lines).
+  py=$(tr '\n' ' ' < "$cmds" | sed 's/\\ */ /g' | grep -o 'cs_python [^;&|]*' | head -1 | sed 's/^cs_python //; s/ cs_python .*//; s/ cslc .*//')
   if [ -z "$py" ]; then echo "compiles; no cs_python line"; return; fi
   (cd "$copy" && eval "\"$wsemu\" cslc --arch=$a -o ${name:-out} $args" >/dev/null 2>&1)
   output=$(cd "$copy" && eval "timeout 300 \"$wsemu\" python $py" 2>&1)
