@@ -7,6 +7,14 @@ namespace wsemu::compiler::csl {
 // The data word of a function's run-time parameter k past the fifth (r8..r12 hold the first five).
 static std::string memory_arg(const FnInst& f, int k) { return f.label + "$arg" + std::to_string(k); }
 
+static bool contains_call(const Expr* e) {
+  if (!e) return false;
+  if (e->kind == ExprKind::CALL) return true;
+  for (const ExprPtr& a : e->args)
+    if (contains_call(a.get())) return true;
+  return false;
+}
+
 FnInst* Compiler::function_instance(ModuleInstance* mod, const Stmt* fn, std::vector<Value> comptime_args, Span at) {
   Program& p = *mod->program;
   for (auto& f : p.fns)
@@ -200,6 +208,16 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
   const int live_temps = g.temp_top;
   Ctx fctx;
   fctx.mod = fn.mod;
+  // Without comptime parameters the callee is known before its arguments: an argument past the
+  // fifth then goes to its data word at once, freeing its temporary (so that calls of up to 8
+  // arguments fit in r1..r7), unless a later argument makes a call (which could be the same one).
+  FnInst* early = nullptr;
+  {
+    bool any_ct_param = false;
+    for (const FnParam& prm : f.params) any_ct_param = any_ct_param || prm.is_comptime || eval_type(*prm.type, fctx)->is_comptime_only();
+    if (!any_ct_param) early = function_instance(fn.mod, fn.fn, {}, at);
+  }
+  int runtime_k = 0;
   for (size_t i = 0; i < f.params.size(); ++i) {
     TypeRef t = eval_type(*f.params[i].type, fctx);
     if (f.params[i].is_comptime || t->is_comptime_only()) {
@@ -207,6 +225,17 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
       continue;
     }
     Value a = coerce(eval(*args[i], ctx), t, args[i]->span, ctx);
+    const int k = runtime_k++;
+    bool later_call = false;
+    for (size_t j = i + 1; j < args.size(); ++j) later_call = later_call || contains_call(args[j]);
+    if (early && 8 + k > kLastLocalReg && !later_call && !g.p->far_data && (t->byte_size() == 2 || t->byte_size() == 4)) {
+      const int r = value_reg(*this, a, t, args[i]->span, ctx);
+      emit(ctx, std::string(t->byte_size() == 4 ? "st32 [" : "st16 [") + memory_arg(*early, k) + "], " + reg(r), args[i]->span);
+      free_temp(ctx, r);
+      arg_regs.push_back(-1);  // stored already
+      arg_types.push_back(t);
+      continue;
+    }
     int r = value_reg(*this, a, t, args[i]->span, ctx);
     if (!is_temp(r) || r < live_temps) {
       int tr = alloc_temp(ctx, at);
@@ -227,6 +256,7 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
   for (size_t k = 0; k < saved.size(); ++k)
     emit(ctx, "st32 [" + g.spill + " + " + std::to_string(4 * k) + "], " + reg(saved[k]), at);
   for (size_t k = 0; k < arg_regs.size(); ++k) {
+    if (arg_regs[k] < 0) continue;  // stored into its data word while the arguments were evaluated
     if (8 + int(k) <= kLastLocalReg) {
       emit(ctx, "mov " + reg(int(8 + k)) + ", " + reg(arg_regs[k]), at);
       continue;

@@ -303,7 +303,7 @@ TEST(CslSpill, LocalsBeyondTheRegistersLiveInMemory) {
   rt.memcpy_d2h(out, "out", 0, 0, 1, 1, 2);
   EXPECT_EQ(int32_t(out[0]), 36);
   EXPECT_EQ(int32_t(out[1]), 36);
-  // Nested loops past the registers and a call with seven parameters, the same sums in C++.
+  // Nested loops past the registers and a call with nine parameters, the same sums in C++.
   int32_t acc = 0, count = 0;
   for (int32_t i = 0; i < 4; ++i)
     for (int32_t j = 0; j < 3; ++j)
@@ -317,7 +317,7 @@ TEST(CslSpill, LocalsBeyondTheRegistersLiveInMemory) {
   rt.memcpy_d2h(sums, "sums", 0, 0, 1, 1, 3);
   EXPECT_EQ(int32_t(sums[0]), acc);
   EXPECT_EQ(int32_t(sums[1]), count);
-  EXPECT_EQ(int32_t(sums[2]), 1 + 2 * 2 + 3 * 3 + 4 * 4 + 5 * 5 + 6 * 4 + 7 * -3);
+  EXPECT_EQ(int32_t(sums[2]), 1 + 2 * 2 + 3 * 3 + 4 * 4 + 5 * 5 + 6 * 4 + 7 * -3 + 8 * 5 + 9 * 8);
 }
 
 // Data task, local task, @activate, global scalars and a run-time if: the east PE sums N values
