@@ -189,7 +189,18 @@ std::string Compiler::write_program(Program& p) {
   }
   for (const std::string& r : p.plain_dsrs) out.push_back(".dsd " + r + " = mem1d(0, 1)");
   for (int i = 0; i < 4; ++i) out.push_back(".dsd dsd_scratch" + std::to_string(i) + " = mem1d(0, 1) @ d" + std::to_string(36 + i));
-  for (const auto& [q, c] : p.input_queue_colors) out.push_back(".iqinit " + std::to_string(q) + ", " + std::to_string(c));
+  std::map<int, int> queue_of_color;
+  for (const auto& [q, c] : p.input_queue_colors) {
+    // A color reaches one input queue. Fabric DSDs that name one color with several queues (the
+    // SDK's residual gives unused DSDs a "don't care" color) bind the lowest queue; a transfer on
+    // another then finds its queue unbound, a run-time error naming it.
+    if (!queue_of_color.emplace(c, q).second) {
+      out.push_back("; input queue " + std::to_string(q) + " not bound: color " + std::to_string(c) + " is bound to queue " +
+                    std::to_string(queue_of_color[c]));
+      continue;
+    }
+    out.push_back(".iqinit " + std::to_string(q) + ", " + std::to_string(c));
+  }
   for (const auto& [q, c] : p.output_queue_colors) out.push_back(".oqinit " + std::to_string(q) + ", " + std::to_string(c));
   for (const auto& [id, line] : p.task_lines) {
     std::string l = line;

@@ -160,8 +160,8 @@ TEST(CslComptimeAssign, ElementsAndFieldsOfComptimeLocals) {
 // Vector-op options in a named const, a module param of type `task () void`, and the address
 // of a 2-D array's element, p.*[i] of a run-time pointer to an array, a DSD based at a run-time
 // pointer with nested changes, a run-time enum compared and stored, an untyped param, a DSD
-// based at an array, @assert(false) in a branch not taken, a pointer variable indexed
-// (tests/compiler/programs/options), worked by hand.
+// based at an array, @assert(false) in a branch not taken, a pointer variable indexed, one color
+// named with two input queues by unused DSDs (tests/compiler/programs/options), worked by hand.
 TEST(CslOptions, NamedOptionsTaskParamAndElementAddress) {
   const std::vector<float> src = {1.0f, -2.5f, 3.25f, 8.0f};
   for (const std::string arch : {"wse2", "wse3"}) {
@@ -169,6 +169,7 @@ TEST(CslOptions, NamedOptionsTaskParamAndElementAddress) {
     auto r = compile_program("options", {}, arch);
     ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
     EXPECT_NE(r.programs.at("pe_0.wsa").find("activate=12"), std::string::npos) << r.programs.at("pe_0.wsa");
+    EXPECT_NE(r.programs.at("pe_0.wsa").find("; input queue 6 not bound: color 15 is bound to queue 5"), std::string::npos);
     SdkRuntime rt(*r.executable);
     rt.load();
     std::vector<uint32_t> sw;
