@@ -368,6 +368,12 @@ TEST_F(ClusterBadInput, HostileFramesCostNoMemory) {
 // Out of file descriptors, accept fails at once for every queued connection: the node must back
 // off and log that at most once a second, and serve again once descriptors are free.
 TEST_F(ClusterBadInput, RunningOutOfDescriptorsDoesNotSpinTheNode) {
+#if defined(__SANITIZE_ADDRESS__)
+  // The sanitizers' runtime needs descriptors of its own: UBSan's vptr check probes memory
+  // through a pipe, and with none left it reports a valid fmt buffer as an invalid vptr and ends
+  // the node. The node's behaviour is the release build's; this case runs there.
+  GTEST_SKIP() << "RLIMIT_NOFILE 0 starves the sanitizer runtime in the node (its vptr check needs a pipe)";
+#endif
   Watchdog watchdog(std::chrono::seconds(60), "fd exhaustion");
   const pid_t memoryx = cluster_->memoryx(0).pid;
   rlimit saved{};
