@@ -89,7 +89,52 @@ struct ColorRoute {
   friend bool operator==(const ColorRoute&, const ColorRoute&) = default;
 };
 
-using WaveletBuffer = Ring<Wavelet, kMaxRouterBufferDepth>;
+// A router buffer: the FIFO of Ring (same capacity rule, same guarded push and pop) with each
+// wavelet packed into 5 bytes (payload, then color and flags in one byte) instead of 8, and the
+// counters and flag bytes ahead of the payloads: 44 bytes instead of 68, so a color's four
+// buffers take 176 bytes and a channel four cache lines instead of six. front() and at()
+// return a copy: no caller keeps a reference into a buffer.
+struct WaveletBuffer {
+  static constexpr int N = kMaxRouterBufferDepth;
+  static_assert(isa::kNumColors <= 64, "the color and two flags share one byte");
+  uint8_t head = 0;
+  uint8_t count = 0;
+  uint8_t capacity = N;
+  std::array<uint8_t, N> meta{};     // color | control << 6 | advance_switch_after << 7
+  std::array<uint32_t, N> payload{};
+
+  bool empty() const { return count == 0; }
+  bool full() const { return count >= capacity; }
+  int size() const { return count; }
+  int space() const { return capacity - count; }
+  Wavelet front() const { return item(head); }
+  Wavelet at(int i) const { return item((head + i) % N); }
+  void push(const Wavelet& w) {
+    if (count >= capacity) return;
+    const int i = (head + count) % N;
+    payload[i] = w.payload;
+    meta[i] = uint8_t(w.color | (w.control ? 0x40 : 0) | (w.advance_switch_after ? 0x80 : 0));
+    ++count;
+  }
+  Wavelet pop() {
+    const Wavelet w = item(head);
+    if (count == 0) return w;
+    head = uint8_t((head + 1) % N);
+    --count;
+    return w;
+  }
+  void clear() { head = count = 0; }
+
+ private:
+  Wavelet item(int i) const {
+    Wavelet w;
+    w.payload = payload[i];
+    w.color = uint8_t(meta[i] & 0x3F);
+    w.control = (meta[i] & 0x40) != 0;
+    w.advance_switch_after = (meta[i] & 0x80) != 0;
+    return w;
+  }
+};
 
 struct LinkStats {
   uint64_t wavelets = 0;
