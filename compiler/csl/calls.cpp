@@ -164,6 +164,29 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
     // A DSD changed by @increment_dsd_offset / @set_dsd_* used as an operand: a scratch register.
     const Expr& e = *reinterpret_cast<const Expr*>(fn.offset);
     Value src = eval(*e.args.at(0), ctx);
+    if (fn.s == "set_dsd_base_addr" && src.k == Value::K::DSD && src.dsd && (src.dsd->kind == "mem1d_dsd" || src.dsd->kind == "mem4d_dsd")) {
+      // A memory DSD takes its element type from the new base, as in CSL (a placeholder DSD over
+      // an i16 array based at an f32 array is an f32 DSD): the template copied has that width.
+      Ctx probe = ctx;
+      probe.gen = nullptr;
+      TypeRef pt;
+      try {
+        pt = eval(*e.args.at(1), probe).type;
+      } catch (const CompileError&) {
+        pt = nullptr;
+      }
+      if (!pt) {
+        // A run-time pointer: its type from a probe is not known; nothing to change.
+      } else {
+        TypeRef et = pt->kind == TK::ARRAY ? pt->elem : (pt->kind == TK::PTR || pt->kind == TK::MANY_PTR) ? pt->elem : nullptr;
+        if (et && et->kind == TK::ARRAY) et = et->elem;
+        if (et && (et->byte_size() == 2 || et->byte_size() == 4) && et->byte_size() * 8 != src.dsd->elem_bits) {
+          auto d = std::make_shared<DsdValue>(*src.dsd);
+          d->elem_bits = et->byte_size() * 8;
+          src.dsd = d;
+        }
+      }
+    }
     std::string t;
     if (src.k == Value::K::DSR_VAR && src.s.rfind("dsd_scratch", 0) == 0) {
       t = src.s;  // a nested change (@set_dsd_length(@increment_dsd_offset(d, ...), ...)): the same scratch

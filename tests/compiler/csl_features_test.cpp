@@ -186,9 +186,10 @@ TEST(CslOptions, NamedOptionsTaskParamAndElementAddress) {
     std::vector<uint32_t> win(2);
     rt.memcpy_d2h(win, "win", 0, 0, 1, 1, 2);
     EXPECT_EQ(win, (std::vector<uint32_t>{sw[1], sw[2]}));
-    std::vector<uint32_t> head(1);
-    rt.memcpy_d2h(head, "head", 0, 0, 1, 1, 1);
+    std::vector<uint32_t> head(2);
+    rt.memcpy_d2h(head, "head", 0, 0, 1, 1, 2);
     EXPECT_EQ(head[0], sw[0]);
+    EXPECT_EQ(head[1], sw[0]) << "a placeholder over an i16 array based at an f32 array";
   }
 }
 
