@@ -434,6 +434,27 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
         d.strides[dim] = i16_value(v, "stride");
       break;
     }
+    case Opcode::DSDLD: {
+      const uint32_t a = uint32_t(o[1].value);
+      if (a % 2) kernel_error(fmt::format("dsdld: image address {} is not 2-byte aligned", a));
+      isa::DescriptorImage image;
+      for (int i = 0; i < isa::kDescriptorImageWords; ++i) image[size_t(i)] = sram.load16(a + 2 * uint32_t(i));
+      std::string why;
+      if (!isa::descriptor_from_image(image, dsr(0), why))
+        kernel_error(fmt::format("dsdld: the image at address {} is not a descriptor: {}", a, why));
+      break;
+    }
+    case Opcode::DSDST: {
+      const uint32_t a = uint32_t(o[0].value);
+      const isa::Descriptor& d = dsr(1);
+      if (a % 2) kernel_error(fmt::format("dsdst: image address {} is not 2-byte aligned", a));
+      if (d.kind == isa::DsdKind::CIRCBUF || d.kind == isa::DsdKind::FIFO)
+        kernel_error(fmt::format("dsdst: d{} is a {}, which has no image (its ring state lives in its register)",
+                                 o[1].value, isa::dsd_kind_name(d.kind)));
+      const isa::DescriptorImage image = isa::descriptor_image(d);
+      for (int i = 0; i < isa::kDescriptorImageWords; ++i) sram.store16(a + 2 * uint32_t(i), image[size_t(i)]);
+      break;
+    }
     case Opcode::FIFOCOUNT: {
       const isa::Descriptor& d = dsr(1);
       need_kind(d, {isa::DsdKind::FIFO}, 1);

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace wsemu::isa {
@@ -52,5 +53,16 @@ struct Descriptor {
   int8_t activate_on_pop = -1;
   friend bool operator==(const Descriptor&, const Descriptor&) = default;
 };
+
+// A descriptor image: a descriptor as 20 little-endian 16-bit words in SRAM, what `dsdld`
+// loads into a register and `dsdst` stores (isa/README.md "Descriptor images" gives the
+// layout). Circular buffers and FIFOs have none: their ring state lives in their register.
+constexpr int kDescriptorImageWords = 20;
+using DescriptorImage = std::array<uint16_t, kDescriptorImageWords>;
+
+// The image of `d`; `d` must not be a CIRCBUF or FIFO.
+DescriptorImage descriptor_image(const Descriptor& d);
+// The descriptor an image holds (true), or false with what is wrong with it in `why`.
+bool descriptor_from_image(const DescriptorImage& image, Descriptor& out, std::string& why);
 
 }  // namespace wsemu::isa
