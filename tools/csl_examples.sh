@@ -21,10 +21,13 @@ trap 'rm -rf "$scratch"' EXIT
 printf '| example |'; for a in $archs; do printf ' %s |' "$a"; done; printf '\n|---|'
 for a in $archs; do printf -- '---|'; done; printf '\n'
 # Compiles the example again into a scratch copy of its folder, under the -o name of its cslc
-# line, and runs its cs_python line there with `wsemu python`; prints the cell.
+# line, and runs its cs_python line there with `wsemu python`; prints the cell. The copy's
+# siblings are links to the checkout's, so imports such as ../benchmark-libs/... still resolve.
 run_example() {
-  local dir=$1 cmds=$2 line=$3 a=$4 copy="$scratch/run" name py output status
-  rm -rf "$copy" && cp -r "$dir" "$copy"
+  local dir=$1 cmds=$2 line=$3 a=$4 parent="$scratch/run/$(basename "$(dirname "$1")")" copy name py output status sib
+  copy="$parent/$(basename "$dir")"
+  rm -rf "$scratch/run" && mkdir -p "$parent" && cp -r "$dir" "$copy"
+  for sib in "$(dirname "$dir")"/*; do [ "$sib" = "$dir" ] || ln -s "$sib" "$parent/"; done
   name=$(echo "$line" | grep -oE -- '-o[= ][^ ]+' | head -1 | sed -E 's/^-o[= ]//')
   # The first cs_python line only (a script may go on with more cslc and cs_python lines).
   py=$(tr '\n' ' ' < "$cmds" | sed 's/\\ */ /g' | grep -o 'cs_python [^;&|]*' | head -1 | sed 's/^cs_python //; s/ cs_python .*//; s/ cslc .*//')

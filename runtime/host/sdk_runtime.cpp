@@ -171,7 +171,6 @@ void h2d(SdkRuntime::State& s, const char* call, const std::string& symbol, std:
   const std::string what = mode == Broadcast::NONE ? fmt::format("memcpy_h2d {}", symbol)
                                                    : fmt::format("{} {}", call, symbol);
   if (mode != Broadcast::NONE) {
-    if (o.streaming) usage(fmt::format("{}: streaming is not supported for broadcasts", call));
     const size_t lines = size_t(std::max(mode == Broadcast::ROW ? h : w, 0));
     const size_t need = lines * size_t(std::max(elems, 0));
     if (data.size() != need)
@@ -190,7 +189,9 @@ void h2d(SdkRuntime::State& s, const char* call, const std::string& symbol, std:
     return data[host_index(o.order, x, y, e, w, h, elems)];
   };
   Transaction transaction(s, what, full);
-  const uint32_t mask = t.bits == 16 ? 0xFFFFu : 0xFFFFFFFFu;
+  // A 16-bit stream keeps the whole word: its high half reaches the kernel's data task (the
+  // index input_array_to_u32 puts there, read as a second u16 parameter), as in the SDK.
+  const uint32_t mask = t.bits == 16 && !o.streaming ? 0xFFFFu : 0xFFFFFFFFu;
 
   if (s.options.backdoor && !o.streaming) {
     const uint32_t bytes = uint32_t(t.bits / 8);
@@ -231,7 +232,10 @@ void h2d(SdkRuntime::State& s, const char* call, const std::string& symbol, std:
     // A row broadcast goes once through the channel when the firmware can replicate it: the
     // PEs are consecutive participants and hold the symbol at one address (per-PE programs may
     // place it differently; then each PE gets its own copy, as a plain memcpy would send).
-    bool one_copy = mode == Broadcast::ROW && w > 1 && uint32_t(w - 1) <= firmware::kMaxBroadcastCount;
+    // A streamed broadcast goes to each PE's stream in turn (the firmware's relay stores, it
+    // does not deliver).
+    bool one_copy =
+        mode == Broadcast::ROW && !o.streaming && w > 1 && uint32_t(w - 1) <= firmware::kMaxBroadcastCount;
     for (int x = 1; one_copy && x < w; ++x)
       one_copy = positions[size_t(x)] == positions[0] + x && addresses[size_t(x)] == addresses[0];
     const int targets = one_copy ? 1 : w;

@@ -130,12 +130,14 @@ class SdkRuntime {
                   int elems_per_pe, const MemcpyOptions& options = {});
   void memcpy_d2h(std::span<uint32_t> out, const std::string& symbol, int x0, int y0, int w, int h,
                   int elems_per_pe, const MemcpyOptions& options = {});
-  // The SDK's broadcast copies (not streaming). rowbcast: `data` holds h * elems_per_pe words,
+  // The SDK's broadcasts. rowbcast: `data` holds h * elems_per_pe words,
   // row y's elements for every PE of row y of the rectangle; the firmware replicates them along
   // the row, so they cross the host channel once per row (when the row's PEs hold the symbol at
   // one address; else each PE gets its own copy). colbcast: `data` holds w * elems_per_pe words,
   // column x's elements for every PE of column x; each row is its own chain, so every row is
   // sent its copy. `options.order` orders `data` as [lines][elems] (ROW_MAJOR) or the transpose.
+  // With `options.streaming` each PE of the rectangle gets its line's elements on its stream
+  // (as memcpy_h2d streaming of the expanded tensor; the row is not replicated on the wafer).
   void memcpy_h2d_rowbcast(const std::string& symbol, std::span<const uint32_t> data, int x0, int y0, int w, int h,
                            int elems_per_pe, const MemcpyOptions& options = {});
   void memcpy_h2d_colbcast(const std::string& symbol, std::span<const uint32_t> data, int x0, int y0, int w, int h,

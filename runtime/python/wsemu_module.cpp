@@ -292,20 +292,26 @@ PYBIND11_MODULE(_wsemu, m) {
            })
       .def("memcpy_h2d_rowbcast",
            [](Session& s, const std::string& name, const WordArray& data, int x0, int y0, int w, int h, int elems,
-              bool col_major, bool bits16) {
+              bool streaming, bool col_major, bool bits16, int stream_color) {
              s.call([&] {
                s.rt().memcpy_h2d_rowbcast(name, words_in(data), x0, y0, w, h, elems,
-                                          memcpy_options(false, col_major, bits16));
+                                          memcpy_options(streaming, col_major, bits16, stream_color));
              });
-           })
+           },
+           py::arg("name"), py::arg("data"), py::arg("x0"), py::arg("y0"), py::arg("w"), py::arg("h"),
+           py::arg("elems"), py::arg("streaming"), py::arg("col_major"), py::arg("bits16"),
+           py::arg("stream_color") = -1)
       .def("memcpy_h2d_colbcast",
            [](Session& s, const std::string& name, const WordArray& data, int x0, int y0, int w, int h, int elems,
-              bool col_major, bool bits16) {
+              bool streaming, bool col_major, bool bits16, int stream_color) {
              s.call([&] {
                s.rt().memcpy_h2d_colbcast(name, words_in(data), x0, y0, w, h, elems,
-                                          memcpy_options(false, col_major, bits16));
+                                          memcpy_options(streaming, col_major, bits16, stream_color));
              });
-           })
+           },
+           py::arg("name"), py::arg("data"), py::arg("x0"), py::arg("y0"), py::arg("w"), py::arg("h"),
+           py::arg("elems"), py::arg("streaming"), py::arg("col_major"), py::arg("bits16"),
+           py::arg("stream_color") = -1)
       .def("launch",
            [](Session& s, const std::string& name, const std::vector<uint32_t>& args) {
              s.call([&] { s.rt().launch(name, args); });

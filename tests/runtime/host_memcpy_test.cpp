@@ -251,12 +251,6 @@ TEST(HostMemcpy, UsageErrorsAreClear) {
   EXPECT_THAT(
       usage_error([](SdkRuntime& rt) { rt.memcpy_h2d_rowbcast("words", std::vector<uint32_t>(8), 0, 0, 2, 2, 8); }),
       HasSubstr("memcpy_h2d_rowbcast: 2 rows x 8 elements = 16 elements, but the data holds 8"));
-  EXPECT_THAT(usage_error([](SdkRuntime& rt) {
-                MemcpyOptions o;
-                o.streaming = true;
-                rt.memcpy_h2d_colbcast("echo", std::vector<uint32_t>(8), 0, 0, 2, 2, 4, o);
-              }),
-              HasSubstr("streaming is not supported for broadcasts"));
   EXPECT_THAT(usage_error([](SdkRuntime& rt) { rt.launch("missing"); }),
               HasSubstr("no exported function 'missing'"));
   EXPECT_THAT(usage_error([](SdkRuntime& rt) { rt.read_symbol(2, 0, "words"); }), HasSubstr("outside rectangle"));

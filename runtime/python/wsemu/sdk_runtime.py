@@ -256,17 +256,18 @@ class SdkRuntime:
             dest.reshape(-1)[...] = (out & 0xFFFF).astype(np.uint16).view(dest.dtype)
         return self._task(f"memcpy_d2h {name}")
 
-    def memcpy_h2d_rowbcast(self, dest, src, px, py, w, h, elem_per_pe,
+    def memcpy_h2d_rowbcast(self, dest, src, px, py, w, h, elem_per_pe, streaming=False,
                             data_type=MemcpyDataType.MEMCPY_32BIT, order=MemcpyOrder.ROW_MAJOR, nonblock=False):
-        """Row broadcast: ``src`` holds h*elem_per_pe elements, row y's data for every PE of row y."""
+        """Row broadcast: ``src`` holds h*elem_per_pe elements, row y's data for every PE of row y
+        (into symbol ``dest``, or with ``streaming=True`` onto each PE's stream ``dest``, as in memcpy_h2d)."""
         return self._broadcast("memcpy_h2d_rowbcast", self._session.memcpy_h2d_rowbcast, dest, src, px, py, w, h,
-                               elem_per_pe, data_type, order)
+                               elem_per_pe, streaming, data_type, order)
 
-    def memcpy_h2d_colbcast(self, dest, src, px, py, w, h, elem_per_pe,
+    def memcpy_h2d_colbcast(self, dest, src, px, py, w, h, elem_per_pe, streaming=False,
                             data_type=MemcpyDataType.MEMCPY_32BIT, order=MemcpyOrder.ROW_MAJOR, nonblock=False):
         """Column broadcast: ``src`` holds w*elem_per_pe elements, column x's data for every PE of column x."""
         return self._broadcast("memcpy_h2d_colbcast", self._session.memcpy_h2d_colbcast, dest, src, px, py, w, h,
-                               elem_per_pe, data_type, order)
+                               elem_per_pe, streaming, data_type, order)
 
     def launch(self, name, *args, nonblock=False):
         """Calls exported function ``name`` on every PE of its rectangle with up to 8 arguments
@@ -554,13 +555,14 @@ class SdkRuntime:
             return dest.reshape(-1).view(np.uint32), True
         return np.zeros(dest.size, dtype=np.uint32), False
 
-    def _broadcast(self, call, fn, dest, src, px, py, w, h, elem_per_pe, data_type, order):
+    def _broadcast(self, call, fn, dest, src, px, py, w, h, elem_per_pe, streaming, data_type, order):
         data_type, order = self._memcpy_enums(call, data_type, order)
-        name = self._symbol_name(call, dest)
+        name = self._target(call, dest, streaming)
         words = self._words_from(call, src, data_type)
         px, py, w, h, elem_per_pe = self._ints(call, px, py, w, h, elem_per_pe)
-        self._call(fn, name, words, px, py, w, h, elem_per_pe, order == MemcpyOrder.COL_MAJOR,
-                   data_type == MemcpyDataType.MEMCPY_16BIT)
+        color = int(dest) if streaming and _is_int(dest) and not isinstance(dest, SymbolId) else -1
+        self._call(fn, name, words, px, py, w, h, elem_per_pe, bool(streaming), order == MemcpyOrder.COL_MAJOR,
+                   data_type == MemcpyDataType.MEMCPY_16BIT, color)
         return self._task(f"{call} {name}")
 
 
