@@ -1,10 +1,13 @@
-// The host side of the edge ports: pushes each row's wavelets into its west edge port and pops
-// what leaves its east edge port, no faster than the host channel model allows, stepping the
-// wafer one cycle at a time meanwhile. Also: settling the wafer after a host call.
+// The edge pump (channel_pump.hpp) and the host runtime's use of it: each row's wavelets go
+// into its west edge port and what leaves its east edge port comes back, no faster than the
+// host channel model allows. Also: settling the wafer after a host call.
+#include "runtime/host/channel_pump.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "firmware/memcpy_protocol.hpp"
 #include "runtime/host/runtime_state.hpp"
@@ -12,10 +15,154 @@
 namespace wsemu::runtime::host {
 namespace {
 
-// Cycles without any edge traffic after which the pump asks the wafer whether it still moves.
-constexpr uint64_t kStallProbeCycles = 256;
+// One direction of the rate model: a token bucket per channel (none: unlimited).
+class ChannelTokens {
+ public:
+  ChannelTokens(std::optional<double> rate, int channels)
+      : rate_(rate), cap_(rate ? std::max(1.0, *rate) : 0.0), tokens_(size_t(channels), cap_) {}
+  bool available(int channel) const { return !rate_ || tokens_[size_t(channel)] >= 1.0; }
+  void take(int channel) {
+    if (rate_) tokens_[size_t(channel)] -= 1.0;
+  }
+  void refill() {
+    if (rate_)
+      for (double& t : tokens_) t = std::min(cap_, t + *rate_);
+  }
+
+ private:
+  std::optional<double> rate_;
+  double cap_;
+  std::vector<double> tokens_;
+};
+
+std::string side_name(emu::Direction side) {
+  std::string name(emu::direction_name(side));
+  for (char& c : name) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+// The one mapping of a run's end to an error, for every Wafer::step / run of the pump.
+void throw_if_failed(const emu::RunResult& r, const std::string& what, bool probe) {
+  if (r.status == emu::RunResult::Status::FAULT) throw HostError(*r.fault, what);
+  if (probe && r.status == emu::RunResult::Status::HANG) throw HostError(*r.hang, what);
+}
+
+// The stall probe found the wafer idle: the first lane that still owes wavelets (or, when
+// `untaken_is_error`, that still has wavelets the wafer will not take) ends the pump.
+void throw_if_owed(const std::vector<EdgeLane>& lanes, const std::string& what, bool untaken_is_error) {
+  if (untaken_is_error)
+    for (const EdgeLane& lane : lanes)
+      if (lane.inputs_pending())
+        throw HostError(HostError::Kind::HANG,
+                        fmt::format("{}: the wafer is idle, but {} wavelets were not taken at the {} edge of {}",
+                                    what, lane.send.size() - lane.sent, side_name(lane.in.side), lane.name));
+  for (const EdgeLane& lane : lanes)
+    if (lane.outputs_pending())
+      throw HostError(HostError::Kind::HANG,
+                      fmt::format("{}: the wafer is idle, but {} more wavelets were expected at the {} edge of {}",
+                                  what, lane.expect - lane.received.size(), side_name(lane.out->side), lane.name));
+}
 
 }  // namespace
+
+void check_silent_ports(const emu::Wafer& wafer, const std::vector<EdgeLane>& lanes, const std::string& what) {
+  for (const EdgeLane& lane : lanes)
+    if (lane.silent && wafer.edge_output_count(lane.silent->x, lane.silent->y, lane.silent->side) > 0)
+      throw HostError(HostError::Kind::FAULT, fmt::format("{}: {} sent a wavelet out of its {} edge, which must stay silent",
+                                                          what, lane.name, side_name(lane.silent->side)));
+}
+
+EdgePumpResult pump_edges(emu::Wafer& wafer, std::vector<EdgeLane>& lanes, const EdgePumpOptions& options) {
+  const EdgePumpPolicy& policy = options.policy;
+  const std::string& what = options.what;
+  const int channels = std::max(1, options.channels);
+  ChannelTokens tokens_in(options.in_rate, channels), tokens_out(options.out_rate, channels);
+  const bool any_output = std::any_of(lanes.begin(), lanes.end(), [](const EdgeLane& l) { return l.out.has_value(); });
+  auto pending = [&] {
+    return std::any_of(lanes.begin(), lanes.end(),
+                       [](const EdgeLane& l) { return l.inputs_pending() || l.outputs_pending(); });
+  };
+  auto all_sent = [&] {
+    return std::none_of(lanes.begin(), lanes.end(), [](const EdgeLane& l) { return l.inputs_pending(); });
+  };
+  EdgePumpResult result;
+  result.last_out_cycle = wafer.cycle();
+  size_t turn = 0;
+  uint64_t quiet = 0;
+  while (pending()) {
+    if (wafer.cycle() >= options.cycle_limit)
+      throw HostError(HostError::Kind::CYCLE_LIMIT,
+                      fmt::format("{}: the cycle limit ({}) was reached while host data was moving", what,
+                                  options.cycle_limit));
+    const uint64_t now = wafer.cycle();
+    bool moved = false, starving = false, blocked = false;
+    uint64_t next_arrival = UINT64_MAX;
+    for (size_t n = 0; n < lanes.size(); ++n) {
+      EdgeLane& lane = lanes[policy.lane_order == EdgePumpPolicy::LaneOrder::ROUND_ROBIN ? (turn + n) % lanes.size() : n];
+      if (lane.inputs_pending()) {
+        if (!lane.arrival.empty() && lane.arrival[lane.sent] > now) {
+          starving = true;
+          next_arrival = std::min(next_arrival, lane.arrival[lane.sent]);
+        } else if (tokens_in.available(lane.channel)) {
+          if (wafer.push_edge(lane.in.x, lane.in.y, lane.in.side, lane.send[lane.sent])) {
+            ++lane.sent;
+            tokens_in.take(lane.channel);
+            moved = true;
+          } else {
+            blocked = true;
+          }
+        }
+      }
+      if (!lane.out) continue;
+      for (uint32_t popped = 0; policy.max_pops_per_lane == 0 || popped < policy.max_pops_per_lane; ++popped) {
+        if (!(policy.take_beyond_expect || lane.outputs_pending()) || !tokens_out.available(lane.channel)) break;
+        const std::optional<emu::Wavelet> w = wafer.pop_edge(lane.out->x, lane.out->y, lane.out->side);
+        if (!w) break;
+        lane.received.push_back(w->payload);
+        tokens_out.take(lane.channel);
+        moved = true;
+        result.last_out_cycle = now;
+      }
+    }
+    turn = (turn + 1) % std::max<size_t>(1, lanes.size());
+    const bool everything_sent = all_sent();
+    if (policy.stop_before_step && !pending()) break;
+    if (starving && !moved) ++result.waited_cycles;
+    if (!any_output && starving && !moved && !blocked && next_arrival > now + 1) {
+      // Nothing can enter before the next arrival and nothing leaves: run up to it in one call,
+      // which is what stepping cycle by cycle would do, only faster.
+      const uint64_t until = std::min(next_arrival - 1, options.cycle_limit);
+      throw_if_failed(wafer.run(until - now), what, false);
+      while (wafer.cycle() < until) throw_if_failed(wafer.step(), what, false);
+      result.waited_cycles += wafer.cycle() - now;
+    }
+    if (policy.probe == EdgePumpPolicy::Probe::IN_PLACE_OF_STEP) {
+      const bool probe = ++quiet >= kStallProbeCycles && !starving;
+      if (probe || everything_sent) check_silent_ports(wafer, lanes, what);
+      if (moved) quiet = 0;
+      const emu::RunResult r = probe ? wafer.run(1) : wafer.step();
+      throw_if_failed(r, what, probe);
+      if (probe) {
+        quiet = 0;
+        if (r.status == emu::RunResult::Status::QUIESCENT) throw_if_owed(lanes, what, true);
+      }
+    } else {
+      if (everything_sent) check_silent_ports(wafer, lanes, what);
+      throw_if_failed(wafer.step(), what, false);
+      quiet = moved ? 0 : quiet + 1;
+      if (quiet >= kStallProbeCycles && !starving) {
+        quiet = 0;
+        check_silent_ports(wafer, lanes, what);
+        const emu::RunResult probe = wafer.run(1);
+        throw_if_failed(probe, what, true);
+        if (probe.status == emu::RunResult::Status::QUIESCENT) throw_if_owed(lanes, what, false);
+      }
+    }
+    tokens_in.refill();
+    tokens_out.refill();
+  }
+  return result;
+}
 
 uint64_t SdkRuntime::State::cycles_left() const {
   const uint64_t now = wafer->cycle();
@@ -23,73 +170,43 @@ uint64_t SdkRuntime::State::cycles_left() const {
 }
 
 void SdkRuntime::State::pump(std::vector<RowTraffic>& rows, const std::string& what) {
-  const double rate = options.channel.wavelets_per_cycle(wafer->profile().clock_mhz);
-  const int channels = std::max(1, options.channel.channels);
-  // A channel may bank at most one wavelet's worth beyond its rate (it cannot burst).
-  const double cap = std::max(1.0, rate);
-  std::vector<double> tokens_out(size_t(channels), cap), tokens_in(size_t(channels), cap);
-  std::vector<int> channel_of(rows.size(), 0);
+  EdgePumpOptions o;
+  o.what = what;
+  o.cycle_limit = options.max_cycles;
+  o.channels = options.channel.channels;
+  o.in_rate = o.out_rate = options.channel.wavelets_per_cycle(wafer->profile().clock_mhz);
+  o.policy = EdgePumpPolicy::host_memcpy();
+  const int east = int(exe.fabric_width) - 1;
+  std::vector<EdgeLane> lanes(rows.size());
+  std::vector<size_t> received_before(rows.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     const ChainRow* c = chain(rows[i].y);
-    channel_of[i] = c ? c->channel : 0;
+    EdgeLane& lane = lanes[i];
+    lane.name = fmt::format("row {}", rows[i].y);
+    lane.channel = c ? c->channel : 0;
+    lane.in = {0, rows[i].y, emu::Direction::WEST};
+    lane.send.assign(rows[i].out.begin(), rows[i].out.end());
+    lane.out = EdgePort{east, rows[i].y, emu::Direction::EAST};
+    lane.expect = rows[i].expect_in;
+    lane.received = std::move(rows[i].received);
+    received_before[i] = lane.received.size();
   }
-  const int east = int(exe.fabric_width) - 1;
-  size_t turn = 0;
-  uint64_t quiet = 0;
-  auto pending = [&] {
-    for (const RowTraffic& r : rows)
-      if (!r.out.empty() || r.received.size() < r.expect_in) return true;
-    return false;
-  };
-  while (pending()) {
-    if (cycles_left() == 0)
-      throw HostError(HostError::Kind::CYCLE_LIMIT,
-                      fmt::format("{}: the cycle limit ({}) was reached while host data was moving", what,
-                                  options.max_cycles));
-    bool moved = false;
-    for (size_t n = 0; n < rows.size(); ++n) {
-      const size_t i = (turn + n) % rows.size();
-      RowTraffic& r = rows[i];
-      const size_t c = size_t(channel_of[i]);
-      if (!r.out.empty() && tokens_out[c] >= 1.0 &&
-          wafer->push_edge(0, r.y, emu::Direction::WEST, r.out.front())) {
-        r.out.pop_front();
-        tokens_out[c] -= 1.0;
-        ++stats.edge_wavelets_in;
-        moved = true;
-      }
-      if (r.received.size() < r.expect_in && tokens_in[c] >= 1.0) {
-        if (std::optional<emu::Wavelet> w = wafer->pop_edge(east, r.y, emu::Direction::EAST)) {
-          r.received.push_back(w->payload);
-          tokens_in[c] -= 1.0;
-          ++stats.edge_wavelets_out;
-          moved = true;
-        }
+  // The rows get back what moved, also when the pump throws.
+  struct GiveBack {
+    std::vector<RowTraffic>& rows;
+    std::vector<EdgeLane>& lanes;
+    const std::vector<size_t>& received_before;
+    HostStats& stats;
+    ~GiveBack() {
+      for (size_t i = 0; i < rows.size(); ++i) {
+        rows[i].out.erase(rows[i].out.begin(), rows[i].out.begin() + std::ptrdiff_t(lanes[i].sent));
+        stats.edge_wavelets_in += lanes[i].sent;
+        stats.edge_wavelets_out += lanes[i].received.size() - received_before[i];
+        rows[i].received = std::move(lanes[i].received);
       }
     }
-    turn = (turn + 1) % std::max<size_t>(1, rows.size());
-    emu::RunResult step = wafer->step();
-    if (step.status == emu::RunResult::Status::FAULT) throw HostError(*step.fault, what);
-    for (int c = 0; c < channels; ++c) {
-      tokens_out[size_t(c)] = std::min(cap, tokens_out[size_t(c)] + rate);
-      tokens_in[size_t(c)] = std::min(cap, tokens_in[size_t(c)] + rate);
-    }
-    quiet = moved ? 0 : quiet + 1;
-    if (quiet >= kStallProbeCycles) {
-      quiet = 0;
-      emu::RunResult probe = wafer->run(1);
-      if (probe.status == emu::RunResult::Status::FAULT) throw HostError(*probe.fault, what);
-      if (probe.status == emu::RunResult::Status::HANG) throw HostError(*probe.hang, what);
-      if (probe.status == emu::RunResult::Status::QUIESCENT) {
-        for (const RowTraffic& r : rows)
-          if (r.received.size() < r.expect_in)
-            throw HostError(HostError::Kind::HANG,
-                            fmt::format("{}: the wafer is idle, but {} more wavelets were expected at the east "
-                                        "edge of row {}",
-                                        what, r.expect_in - r.received.size(), r.y));
-      }
-    }
-  }
+  } give_back{rows, lanes, received_before, stats};
+  pump_edges(*wafer, lanes, o);
 }
 
 emu::RunResult SdkRuntime::State::settle(const std::string& what) {

@@ -12,12 +12,18 @@
 #include "firmware/data_paths.hpp"
 #include "firmware/memcpy_protocol.hpp"
 #include "compiler/layout/build.hpp"
+#include "runtime/host/channel_pump.hpp"
 #include "runtime/wstrain/wstrain_paths.hpp"
 
 namespace wsemu::wstrain {
 
 namespace {
 
+using runtime::host::EdgeLane;
+using runtime::host::EdgePort;
+using runtime::host::EdgePumpOptions;
+using runtime::host::EdgePumpPolicy;
+using runtime::host::EdgePumpResult;
 using runtime::host::HostError;
 using runtime::host::MemcpyOptions;
 using runtime::host::SdkRuntime;
@@ -29,8 +35,8 @@ constexpr uint32_t kFlagLastLayer = 2;
 constexpr uint32_t kFlagSparse = 4;
 constexpr uint8_t kWeightColor = 0;  // c_w in layout.wsl
 constexpr uint32_t kNoLabel = 0xFFFFFFFFu;
-// Cycles without edge traffic (nothing missing) after which the pump asks whether the wafer moves.
-constexpr uint64_t kStallProbeCycles = 256;
+// The session's cycle budget: the weight streams' clock decides how long a pass takes.
+constexpr uint64_t kMaxCycles = ~uint64_t{0} >> 2;
 
 std::string kernel_folder(const SessionOptions& options) {
   if (!options.kernel_dir.empty()) return options.kernel_dir;
@@ -55,7 +61,7 @@ WaferSession::WaferSession(WaferPlan plan, SessionOptions options) : plan_(std::
   acts_base_ = acts->address;
   runtime::host::RuntimeOptions ro;
   ro.threads = options_.threads;
-  ro.max_cycles = ~uint64_t{0} >> 2;
+  ro.max_cycles = kMaxCycles;
   ro.backdoor = options_.backdoor_inputs;
   runtime_ = std::make_unique<SdkRuntime>(std::move(*built.executable), ro);
   runtime_->load();
@@ -193,113 +199,69 @@ void WaferSession::pump(size_t layer, const ColumnStreams& streams, std::vector<
   const int bottom = plan_.rows() - 1;
   const uint64_t start = wafer.cycle();
   const StreamClock::Pass pass = clock_->begin_pass(layer, streams.total_words(), start);
+  // One lane per column: its weights into the north edge, its gradients (backward) out of the
+  // south edge of the bottom row, which must stay silent in a forward pass.
+  std::vector<EdgeLane> lanes(k);
+  for (size_t x = 0; x < k; ++x) {
+    EdgeLane& lane = lanes[x];
+    const int column = static_cast<int>(x);
+    lane.name = fmt::format("column {}", x);
+    lane.in = {column, 0, emu::Direction::NORTH};
+    lane.send.reserve(streams.words[x].size());
+    emu::Wavelet w;
+    w.color = kWeightColor;
+    for (uint32_t word : streams.words[x]) {
+      w.payload = word;
+      lane.send.push_back(w);
+    }
+    lane.arrival.reserve(streams.words[x].size());
+    const EdgePort south{column, bottom, emu::Direction::SOUTH};
+    if (gradients != nullptr) {
+      lane.out = south;
+      lane.expect = streams.gradients_expected[x];
+      lane.received = std::move((*gradients)[x]);
+    } else {
+      lane.silent = south;
+    }
+  }
   // The link carries the columns' streams interleaved, one wavelet of each column in turn.
-  std::vector<std::vector<uint64_t>> arrival(k);
-  for (size_t x = 0; x < k; ++x) arrival[x].reserve(streams.words[x].size());
   for (uint64_t n = 0, more = 1; more != 0;) {
     more = 0;
-    for (size_t x = 0; x < k; ++x)
-      if (arrival[x].size() < streams.words[x].size()) {
-        arrival[x].push_back(clock_->arrival(pass, n++));
+    for (EdgeLane& lane : lanes)
+      if (lane.arrival.size() < lane.send.size()) {
+        lane.arrival.push_back(clock_->arrival(pass, n++));
         more = 1;
       }
   }
-  const double up_rate = clock_->network().up_wavelets_per_cycle;
-  const double cap = std::max(1.0, up_rate);  // the link cannot bank more than a cycle's worth
-  double tokens = cap;
-  std::vector<size_t> position(k, 0);
-  uint64_t waited = 0, quiet = 0, last_out = start;
-  auto outputs_done = [&] {
-    if (gradients == nullptr) return true;
-    for (size_t x = 0; x < k; ++x)
-      if ((*gradients)[x].size() < streams.gradients_expected[x]) return false;
-    return true;
-  };
-  auto fail = [&](const std::string& why) { return std::runtime_error(fmt::format("wafer: {}: {}", what, why)); };
-  // Checked now and then, not every cycle: a forward pass that sends south is a kernel mistake.
-  auto check_nothing_went_south = [&] {
-    for (size_t x = 0; x < k && gradients == nullptr; ++x)
-      if (wafer.edge_output_count(static_cast<int>(x), bottom, emu::Direction::SOUTH) > 0)
-        throw fail(fmt::format("column {} sent a wavelet south in a forward pass", x));
-  };
-  emu::Wavelet w;
-  w.color = kWeightColor;
-  for (;;) {
-    const uint64_t now = wafer.cycle();
-    bool moved = false, starving = false, blocked = false, all_pushed = true;
-    uint64_t next_arrival = UINT64_MAX;
-    for (size_t x = 0; x < k; ++x) {
-      const std::vector<uint32_t>& words = streams.words[x];
-      size_t& p = position[x];
-      if (p == words.size()) continue;
-      if (arrival[x][p] <= now) {
-        w.payload = words[p];
-        if (wafer.push_edge(static_cast<int>(x), 0, emu::Direction::NORTH, w)) {
-          ++p;
-          moved = true;
-        } else {
-          blocked = true;
-        }
-      } else {
-        starving = true;
-        next_arrival = std::min(next_arrival, arrival[x][p]);
-      }
-      if (p < words.size()) all_pushed = false;
-    }
-    for (size_t x = 0; x < k && gradients != nullptr; ++x) {
-      const int column = static_cast<int>(x);
-      while (tokens >= 1.0) {
-        const std::optional<emu::Wavelet> out = wafer.pop_edge(column, bottom, emu::Direction::SOUTH);
-        if (!out) break;
-        (*gradients)[x].push_back(out->payload);
-        tokens -= 1.0;
-        moved = true;
-        last_out = now;
-      }
-    }
-    if (all_pushed && outputs_done()) break;
-    if (starving && !moved) ++waited;
-    if (gradients == nullptr && starving && !moved && !blocked && next_arrival > now + 1) {
-      // Nothing can enter before the next arrival and nothing leaves in a forward pass: run up
-      // to it in one call, which is what stepping cycle by cycle would do, only faster.
-      const emu::RunResult r = wafer.run(next_arrival - now - 1);
-      if (r.status == emu::RunResult::Status::FAULT) throw fail(r.to_string());
-      while (wafer.cycle() < next_arrival - 1) {
-        const emu::RunResult s = wafer.step();
-        if (s.status == emu::RunResult::Status::FAULT) throw fail(s.to_string());
-      }
-      waited += wafer.cycle() - now;
-    }
-    const bool probe = ++quiet >= kStallProbeCycles && !starving;
-    if (probe || all_pushed) check_nothing_went_south();
-    if (moved) quiet = 0;
-    // Long without edge traffic though nothing is missing: ask whether the wafer still moves.
-    const emu::RunResult r = probe ? wafer.run(1) : wafer.step();
-    if (r.status == emu::RunResult::Status::FAULT) throw fail(r.to_string());
-    if (probe) {
-      quiet = 0;
-      if (r.status == emu::RunResult::Status::HANG) throw fail(r.to_string());
-      if (r.status == emu::RunResult::Status::QUIESCENT)
-        throw fail(all_pushed ? "the wafer went idle before every gradient came out"
-                              : "the wafer went idle but does not take the rest of the weights");
-    }
-    tokens = std::min(cap, tokens + up_rate);
+  EdgePumpOptions options;
+  options.what = what;
+  options.cycle_limit = kMaxCycles;
+  options.out_rate = clock_->network().up_wavelets_per_cycle;
+  options.policy = EdgePumpPolicy::weight_stream();
+  EdgePumpResult moved;
+  try {
+    moved = pump_edges(wafer, lanes, options);
+    // Let the wafer finish what the last wavelets started (it then waits for the next launch).
+    const emu::RunResult settled = wafer.run(~uint64_t{0} >> 2);
+    if (settled.status == emu::RunResult::Status::FAULT || settled.status == emu::RunResult::Status::CYCLE_LIMIT)
+      throw std::runtime_error(fmt::format("wafer: {}: {}", what, settled.to_string()));
+    check_silent_ports(wafer, lanes, what);
+  } catch (const HostError& e) {
+    throw std::runtime_error(fmt::format("wafer: {}", e.what()));
   }
-  // Let the wafer finish what the last wavelets started (it then waits for the next launch).
-  const emu::RunResult settled = wafer.run(~uint64_t{0} >> 2);
-  if (settled.status == emu::RunResult::Status::FAULT || settled.status == emu::RunResult::Status::CYCLE_LIMIT)
-    throw fail(settled.to_string());
-  check_nothing_went_south();
   const uint64_t spent = wafer.cycle() - start;
   phase_cycles += spent;
-  clock_->end_pass(pass, wafer.cycle(), waited);
-  counters_.stream_wait_cycles += waited;
+  clock_->end_pass(pass, wafer.cycle(), moved.waited_cycles);
+  counters_.stream_wait_cycles += moved.waited_cycles;
   counters_.weight_wavelets_in += streams.total_words();
   if (gradients != nullptr) {
     uint64_t out = 0;
-    for (const auto& g : *gradients) out += g.size();
+    for (size_t x = 0; x < k; ++x) {
+      out += lanes[x].received.size();
+      (*gradients)[x] = std::move(lanes[x].received);
+    }
     counters_.gradient_wavelets_out += out;
-    clock_->gradients_left(layer, last_out, out);
+    clock_->gradients_left(layer, moved.last_out_cycle, out);
   }
 }
 

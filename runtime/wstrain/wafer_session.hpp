@@ -9,7 +9,8 @@
 // (emu::Wafer::push_edge, one wavelet per cycle per column at most, as the edge's links allow)
 // and gradients are popped from the south edge ports of the bottom row: that is the wafer's
 // weight-streaming I/O, apart from the host memcpy path. Both move on the cluster network's
-// clock (network.hpp): the pump steps the wafer one cycle at a time, pushes a wavelet only from
+// clock (network.hpp): the edge pump (runtime/host/channel_pump.hpp, its weight_stream policy)
+// steps the wafer one cycle at a time, pushes a wavelet only from
 // the cycle the network model says it arrived and pops gradients no faster than the upward
 // link's rate, so the cycle counts depend on the model alone, never on how the pump batches its
 // work. Every value computed on the wafer;
