@@ -1,6 +1,7 @@
 // The debugger's command dispatch and the control commands: break, delete, watch, step,
 // continue, pe, activate. Inspection commands are in debugger_print.cpp.
 #include "inspect/debug/debugger.hpp"
+#include "inspect/debug/debugger_internal.hpp"
 
 #include <fmt/format.h>
 
@@ -19,10 +20,8 @@ namespace wsemu::debug {
 
 namespace {
 
-// A command's mistake: printed as "error: ..." by execute().
-struct CommandError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using detail::CommandError;
+using detail::number;
 
 constexpr uint64_t kContinueLimit = 10'000'000;  // cycles per `continue` without a count
 
@@ -31,18 +30,6 @@ std::vector<std::string> tokens(std::string_view line) {
   std::istringstream in{std::string(line)};
   for (std::string t; in >> t;) out.push_back(t);
   return out;
-}
-
-std::optional<uint64_t> number(std::string_view s) {
-  uint64_t v = 0;
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    s.remove_prefix(2);
-    base = 16;
-  }
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
 }
 
 uint64_t need_number(std::string_view s, std::string_view what) {

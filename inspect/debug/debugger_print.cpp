@@ -13,26 +13,14 @@
 #include "inspect/trace/wait_for_graph.hpp"
 #include "isa/disassembler.hpp"
 #include "inspect/debug/debugger.hpp"
+#include "inspect/debug/debugger_internal.hpp"
 
 namespace wsemu::debug {
 
 namespace {
 
-struct CommandError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-std::optional<uint64_t> number(std::string_view s) {
-  uint64_t v = 0;
-  int base = 10;
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-    s.remove_prefix(2);
-    base = 16;
-  }
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v, base);
-  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
-  return v;
-}
+using detail::CommandError;
+using detail::number;
 
 bool parse_type(std::string_view name, isa::ElemType& t) {
   for (isa::ElemType c : {isa::ElemType::I16, isa::ElemType::U16, isa::ElemType::I32, isa::ElemType::U32, isa::ElemType::F16,
