@@ -115,8 +115,7 @@ INSTANTIATE_TEST_SUITE_P(Grids, Spmv7pt,
                                            Case{7, 4, 9, "wse2"}, Case{4, 7, 5, "wse3"}),
                          [](const auto& info) {
                            const Case& c = info.param;
-                           return c.arch + "_" + std::to_string(c.kx) + "x" + std::to_string(c.ky) + "x" +
-                                  std::to_string(c.z);
+                           return case_name(c.arch, "_", c.kx, "x", c.ky, "x", c.z);
                          });
 
 }  // namespace

@@ -42,8 +42,7 @@ INSTANTIATE_TEST_SUITE_P(Grids, Allreduce,
                                            Grid{2, 5, 8, "wse3"}),
                          [](const auto& info) {
                            const Grid& g = info.param;
-                           return g.arch + "_" + std::to_string(g.pw) + "x" + std::to_string(g.ph) + "_n" +
-                                  std::to_string(g.n);
+                           return case_name(g.arch, "_", g.pw, "x", g.ph, "_n", g.n);
                          });
 
 // A larger grid on request (WSEMU_KERNEL_LARGE=1): 32 x 32 PEs, 256 values each.

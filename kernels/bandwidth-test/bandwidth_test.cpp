@@ -103,8 +103,7 @@ INSTANTIATE_TEST_SUITE_P(Cases, Bandwidth,
                                            Case{3, 2, 64, 4, "wse3"}),  // more channels than rows
                          [](const auto& info) {
                            const Case& c = info.param;
-                           return c.arch + "_" + std::to_string(c.pw) + "x" + std::to_string(c.ph) + "_n" +
-                                  std::to_string(c.n) + "_ch" + std::to_string(c.channels);
+                           return case_name(c.arch, "_", c.pw, "x", c.ph, "_n", c.n, "_ch", c.channels);
                          });
 
 }  // namespace

@@ -113,7 +113,7 @@ INSTANTIATE_TEST_SUITE_P(Grids, Cholesky,
                                            Case{5, 2, "wse2"}, Case{3, 5, "wse3"}),
                          [](const auto& info) {
                            const Case& c = info.param;
-                           return c.arch + "_P" + std::to_string(c.p) + "_NT" + std::to_string(c.nt);
+                           return case_name(c.arch, "_P", c.p, "_NT", c.nt);
                          });
 
 // The SDK's size on request (WSEMU_KERNEL_LARGE=1): P = 10, Nt = 4 (N = 40).

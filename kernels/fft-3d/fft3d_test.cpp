@@ -163,8 +163,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, Fft3d,
                                            Case{8, 4, true, "wse3", true}),
                          [](const auto& info) {
                            const Case& c = info.param;
-                           return std::string(c.half ? "fp16_" : "") + (c.inverse ? "inverse_" : "forward_") + "N" +
-                                  std::to_string(c.n) + "_P" + std::to_string(c.p) + "_" + c.arch;
+                           return case_name(c.half ? "fp16_" : "", c.inverse ? "inverse_" : "forward_", "N", c.n, "_P", c.p, "_", c.arch);
                          });
 
 // On request (WSEMU_KERNEL_LARGE=1): the SDK's size (N 16, 4 x 4 pencils per PE, 4 x 4 PEs; fp32, fp16) and

@@ -120,8 +120,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, Fft2d,
                                            Case{8, true, true, "wse3"}),
                          [](const auto& info) {
                            const Case& c = info.param;
-                           return std::string(c.half ? "fp16_" : "fp32_") + (c.inverse ? "inverse_" : "forward_") +
-                                  "N" + std::to_string(c.n) + "_" + c.arch;
+                           return case_name(c.half ? "fp16_" : "fp32_", c.inverse ? "inverse_" : "forward_", "N", c.n, "_", c.arch);
                          });
 
 // A larger size on request (WSEMU_KERNEL_LARGE=1): 64 x 64 on 64 PEs.

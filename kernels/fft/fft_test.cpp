@@ -104,8 +104,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, Fft1d,
                                            Case{64, true, true, "wse2"}),
                          [](const auto& info) {
                            const Case& c = info.param;
-                           return std::string(c.half ? "fp16_" : "fp32_") + (c.inverse ? "inverse_" : "forward_") +
-                                  "N" + std::to_string(c.n) + "_" + c.arch;
+                           return case_name(c.half ? "fp16_" : "fp32_", c.inverse ? "inverse_" : "forward_", "N", c.n, "_", c.arch);
                          });
 
 // The larger size, on request: --gtest_also_run_disabled_tests --gtest_filter='*Large*'.

@@ -80,8 +80,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmSumma,
                                            Shape{1, 3, 2, 4, "wse2"}, Shape{4, 14, 14, 14, "wse2"}),
                          [](const auto& info) {
                            const Shape& s = info.param;
-                           return s.arch + "_P" + std::to_string(s.p) + "_" + std::to_string(s.mt) + "x" +
-                                  std::to_string(s.kt) + "x" + std::to_string(s.nt);
+                           return case_name(s.arch, "_P", s.p, "_", s.mt, "x", s.kt, "x", s.nt);
                          });
 
 // A larger case on request (WSEMU_KERNEL_LARGE=1): 8 x 8 PEs with 32 x 32 tiles (256 x 256).

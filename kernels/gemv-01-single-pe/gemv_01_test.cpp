@@ -95,8 +95,8 @@ INSTANTIATE_TEST_SUITE_P(Sizes, Gemv01,
                          ::testing::Values(Case{4, 6, "wse2"}, Case{17, 9, "wse2"}, Case{32, 16, "wse2"},
                                            Case{4, 6, "wse3"}, Case{13, 7, "wse3"}),
                          [](const auto& info) {
-                           return info.param.arch + "_" + std::to_string(info.param.M) + "x" +
-                                  std::to_string(info.param.N);
+                           const Case& c = info.param;
+                           return case_name(c.arch, "_", c.M, "x", c.N);
                          });
 
 TEST(Gemv01Backdoor, SameResultWithoutMemcpyCycles) {

@@ -32,8 +32,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Gemv08,
                                            Case{10, 9, 4, 1, "wse3"}),   // one row
                          [](const auto& info) {
                            const Case& c = info.param;
-                           return c.arch + "_" + std::to_string(c.M) + "x" + std::to_string(c.N) + "_on_" +
-                                  std::to_string(c.kx) + "x" + std::to_string(c.ky);
+                           return case_name(c.arch, "_", c.M, "x", c.N, "_on_", c.kx, "x", c.ky);
                          });
 
 }  // namespace

@@ -69,8 +69,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Gemv09,
                                            Case{8, 8, 2, 2, "wse3"}, Case{7, 5, 1, 2, "wse2"}),
                          [](const auto& info) {
                            const Case& c = info.param;
-                           return c.arch + "_" + std::to_string(c.M) + "x" + std::to_string(c.N) + "_on_" +
-                                  std::to_string(c.kx) + "x" + std::to_string(c.ky);
+                           return case_name(c.arch, "_", c.M, "x", c.N, "_on_", c.kx, "x", c.ky);
                          });
 
 }  // namespace

@@ -100,8 +100,7 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemvCheckerboardFp16,
                                            Case{9, 10, 5, 1, "wse3"}),   // one row
                          [](const auto& info) {
                            const Case& c = info.param;
-                           return c.arch + "_" + std::to_string(c.M) + "x" + std::to_string(c.N) + "_on_" +
-                                  std::to_string(c.kx) + "x" + std::to_string(c.ky);
+                           return case_name(c.arch, "_", c.M, "x", c.N, "_on_", c.kx, "x", c.ky);
                          });
 
 // The larger size, on request: --gtest_also_run_disabled_tests --gtest_filter='*Large*'.

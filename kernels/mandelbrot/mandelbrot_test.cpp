@@ -71,9 +71,7 @@ INSTANTIATE_TEST_SUITE_P(Images, Mandelbrot,
                                            Case{3, 2, 10, 6, 30, "wse2"}, Case{2, 4, 12, 8, 16, "wse3"}),
                          [](const auto& info) {
                            const Case& c = info.param;
-                           return c.arch + "_" + std::to_string(c.kx) + "x" + std::to_string(c.ky) + "_pes_" +
-                                  std::to_string(c.w) + "x" + std::to_string(c.h) + "_iter" +
-                                  std::to_string(c.max_iter);
+                           return case_name(c.arch, "_", c.kx, "x", c.ky, "_pes_", c.w, "x", c.h, "_iter", c.max_iter);
                          });
 
 }  // namespace

@@ -61,8 +61,7 @@ INSTANTIATE_TEST_SUITE_P(Grids, Residual,
                                            Grid{2, 4, 5, 1, "wse2"}, Grid{1, 1, 3, 3, "wse2"}, Grid{3, 3, 4, 4, "wse3"}),
                          [](const auto& info) {
                            const Grid& g = info.param;
-                           return g.arch + "_" + std::to_string(g.pw) + "x" + std::to_string(g.ph) + "_" +
-                                  std::to_string(g.mt) + "x" + std::to_string(g.nt);
+                           return case_name(g.arch, "_", g.pw, "x", g.ph, "_", g.mt, "x", g.nt);
                          });
 
 }  // namespace

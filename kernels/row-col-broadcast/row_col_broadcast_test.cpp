@@ -71,8 +71,7 @@ INSTANTIATE_TEST_SUITE_P(Grids, RowColBroadcast,
                                            Grid{6, 1, 64, 1, "wse2"}),
                          [](const auto& info) {
                            const Grid& g = info.param;
-                           return g.arch + "_" + std::to_string(g.pw) + "x" + std::to_string(g.ph) + "_n" +
-                                  std::to_string(g.n) + "_ch" + std::to_string(g.channels);
+                           return case_name(g.arch, "_", g.pw, "x", g.ph, "_n", g.n, "_ch", g.channels);
                          });
 
 }  // namespace

@@ -75,8 +75,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, SingleTileMatvec,
                                            Case{3, 1, 17, 1, "wse3"}),
                          [](const auto& info) {
                            const Case& c = info.param;
-                           return c.arch + "_" + std::to_string(c.kx) + "x" + std::to_string(c.ky) + "_nb" +
-                                  std::to_string(c.nb) + "_iters" + std::to_string(c.iters);
+                           return case_name(c.arch, "_", c.kx, "x", c.ky, "_nb", c.nb, "_iters", c.iters);
                          });
 
 }  // namespace

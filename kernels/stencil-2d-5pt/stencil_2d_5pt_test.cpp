@@ -143,8 +143,7 @@ INSTANTIATE_TEST_SUITE_P(Grids, Stencil2d5pt,
                                            Case{1, 1, 4, 4, 2}, Case{1, 3, 6, 2, 1}),
                          [](const auto& info) {
                            const Case& c = info.param;
-                           return std::to_string(c.kx) + "x" + std::to_string(c.ky) + "_pes_" + std::to_string(c.m) +
-                                  "x" + std::to_string(c.n) + "_iters" + std::to_string(c.iters);
+                           return case_name(c.kx, "x", c.ky, "_pes_", c.m, "x", c.n, "_iters", c.iters);
                          });
 
 // The community figure's configuration: 4 x 4 PEs, 64 x 64 points each, one iteration (the

@@ -43,8 +43,8 @@ INSTANTIATE_TEST_SUITE_P(Streams, Topic03,
                          ::testing::Values(Case{"layout.wsl", 5}, Case{"layout.wsl", 100},
                                            Case{"layout_wse3.wsl", 64}),
                          [](const auto& info) {
-                           return (info.param.layout == "layout.wsl" ? std::string("wse2_") : std::string("wse3_")) +
-                                  std::to_string(info.param.n);
+                           const Case& c = info.param;
+                           return case_name(c.layout == "layout.wsl" ? "wse2_" : "wse3_", c.n);
                          });
 
 }  // namespace

@@ -58,7 +58,7 @@ INSTANTIATE_TEST_SUITE_P(Grids, Topic11,
                          ::testing::Values(Grid{4, 4, 3, "wse2"}, Grid{5, 3, 2, "wse2"}, Grid{3, 4, 3, "wse3"}),
                          [](const auto& info) {
                            const Grid& g = info.param;
-                           return g.arch + "_" + std::to_string(g.pw) + "x" + std::to_string(g.ph);
+                           return case_name(g.arch, "_", g.pw, "x", g.ph);
                          });
 
 }  // namespace

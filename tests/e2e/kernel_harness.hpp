@@ -1,5 +1,5 @@
 // What the kernel tests share: building a kernel folder's layout (as `wsemu build` does, with
-// the firmware's include folder), seeded random inputs, the word conversions of the host API,
+// the firmware's include folder), case names, seeded random inputs, the word conversions of the host API,
 // and the independent GEMV reference in xtensor (double precision, never the emulator).
 //
 // Contract: header-only test support; failures are GoogleTest failures or exceptions with the
@@ -15,6 +15,8 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <xtensor/xarray.hpp>
@@ -49,6 +51,24 @@ inline compiler::Executable build_kernel(const std::string& folder, const std::m
       compiler::layout::build_layout_file(source_dir() + "/kernels/" + folder + "/" + layout, options);
   if (!r.ok()) throw std::runtime_error("build of " + folder + " failed:\n" + format_diagnostics(r.diagnostics));
   return *r.executable;
+}
+
+// A parameterised test's name from its parts in order: text as it is, integers in decimal
+// ("wse2", "_", 4, "x", 3 -> "wse2_4x3"), for INSTANTIATE_TEST_SUITE_P's name generator.
+template <class... Parts>
+std::string case_name(const Parts&... parts) {
+  std::string name;
+  auto append = [&name](const auto& part) {
+    using Part = std::decay_t<decltype(part)>;
+    if constexpr (std::is_integral_v<Part> && !std::is_same_v<Part, bool> && !std::is_same_v<Part, char>) {
+      name += std::to_string(part);
+    } else {
+      static_assert(std::is_convertible_v<const Part&, std::string_view>, "case_name takes text and integers");
+      name += std::string_view(part);
+    }
+  };
+  (append(parts), ...);
+  return name;
 }
 
 // Uniform values in [-1, 1), reproducible from the seed.

@@ -92,8 +92,7 @@ INSTANTIATE_TEST_SUITE_P(Grids, AllreduceLib,
                                            Grid{2, 1, 3, "wse3"}, Grid{1, 2, 1, "wse3"}),
                          [](const auto& info) {
                            const Grid& g = info.param;
-                           return g.arch + "_" + std::to_string(g.pw) + "x" + std::to_string(g.ph) + "_n" +
-                                  std::to_string(g.n);
+                           return case_name(g.arch, "_", g.pw, "x", g.ph, "_n", g.n);
                          });
 
 // Timing on request (WSEMU_KERNEL_LARGE=1): one scalar allreduce on square grids up to 64 x 64,

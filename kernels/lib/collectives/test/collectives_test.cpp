@@ -109,8 +109,7 @@ INSTANTIATE_TEST_SUITE_P(Grids, Collectives,
                                            Grid{1, 4, 2, "wse2"}, Grid{3, 3, 4, "wse3"}),
                          [](const auto& info) {
                            const Grid& g = info.param;
-                           return g.arch + "_" + std::to_string(g.pw) + "x" + std::to_string(g.ph) + "_n" +
-                                  std::to_string(g.n);
+                           return case_name(g.arch, "_", g.pw, "x", g.ph, "_n", g.n);
                          });
 
 }  // namespace
