@@ -33,11 +33,7 @@ class GoldenTrace : public ScratchDir {};
 TEST_F(GoldenTrace, TwoPeSendMatchesTheHandWorkedLog) {
   auto wafer = two_pe_send_wafer();
   const std::string file = path("two_pe.wstrace");
-  trace::TraceWriter writer(file, *wafer);
-  wafer->set_event_sink(&writer);
-  const emu::RunResult r = wafer->run(1000);
-  writer.finish(*wafer, r);
-  wafer->set_event_sink(nullptr);
+  const emu::RunResult r = record_run(*wafer, file);
 
   ASSERT_EQ(r.status, emu::RunResult::Status::QUIESCENT) << r.to_string();
   EXPECT_EQ(r.cycle, 18u) << "the golden log's reasoning ends the run at cycle 18";
@@ -56,10 +52,7 @@ TEST_F(GoldenTrace, TwoPeSendMatchesTheHandWorkedLog) {
 TEST_F(GoldenTrace, TextFiltersSelectPeColorKindAndCycles) {
   auto wafer = two_pe_send_wafer();
   const std::string file = path("two_pe.wstrace");
-  trace::TraceWriter writer(file, *wafer);
-  wafer->set_event_sink(&writer);
-  writer.finish(*wafer, wafer->run(1000));
-  wafer->set_event_sink(nullptr);
+  record_run(*wafer, file);
   trace::TraceReader reader(file);
 
   // Only the wavelet events (hop, landing) on color 4 at P1.0, between cycles 0 and 7 (exclusive).

@@ -77,10 +77,7 @@ TEST_F(HangGraph, AnIdlePeThatWillNeverSendIsNamed) {
 TEST_F(HangGraph, TheTraceCarriesTheGraphIntoSummaryAndHtml) {
   auto wafer = deadlock_wafer();
   const std::string file = path("deadlock.wstrace");
-  trace::TraceWriter writer(file, *wafer);
-  wafer->set_event_sink(&writer);
-  const emu::RunResult r = wafer->run(1000);
-  writer.finish(*wafer, r);
+  record_run(*wafer, file);
   trace::TraceReader reader(file);
   ASSERT_TRUE(reader.hang());
   EXPECT_EQ(reader.end()->status, trace::EndStatus::HANG);

@@ -31,9 +31,7 @@ class HtmlView : public ScratchDir {
  protected:
   std::string make_page(std::unique_ptr<emu::Wafer> wafer, const std::string& name) {
     const std::string file = path(name + ".wstrace");
-    trace::TraceWriter writer(file, *wafer);
-    wafer->set_event_sink(&writer);
-    writer.finish(*wafer, wafer->run(1000));
+    record_run(*wafer, file);
     const std::string page = path(name + ".html");
     std::ofstream(page) << trace::html_page(trace::TraceReader(file), {});
     return page;

@@ -19,6 +19,7 @@
 
 #include "emulator/arch_profile.hpp"
 #include "emulator/wafer.hpp"
+#include "inspect/trace/trace_writer.hpp"
 #include "isa/assembler.hpp"
 
 namespace wsemu::testing {
@@ -59,6 +60,17 @@ inline emu::DirectionMask dirs(std::string_view letters) {
 }
 
 inline emu::ColorRoute route(std::string_view rx, std::string_view tx) { return emu::ColorRoute::simple(dirs(rx), dirs(tx)); }
+
+// Runs the wafer (at most max_cycles) while a TraceWriter records it into `file`, then ends
+// the recording with the run's result and detaches the writer; returns that result.
+inline emu::RunResult record_run(emu::Wafer& wafer, const std::string& file, uint64_t max_cycles = 1000) {
+  trace::TraceWriter writer(file, wafer);
+  wafer.set_event_sink(&writer);
+  const emu::RunResult r = wafer.run(max_cycles);
+  writer.finish(wafer, r);
+  wafer.set_event_sink(nullptr);
+  return r;
+}
 
 // The golden kernel: PE(0,0) runs sender.wsa (task `main`, id 10, activated by the host),
 // PE(1,0) runs accumulator.wsa; color 4 goes from P0.0's ramp east into P1.0's ramp.

@@ -34,9 +34,7 @@ class TraceViews : public ScratchDir {
     ScratchDir::SetUp();
     file_ = path("two_pe.wstrace");
     auto wafer = two_pe_send_wafer();
-    trace::TraceWriter writer(file_, *wafer);
-    wafer->set_event_sink(&writer);
-    writer.finish(*wafer, wafer->run(1000));
+    record_run(*wafer, file_);
   }
   std::string file_;
 };
@@ -157,11 +155,7 @@ TEST_F(TraceViews, LinkStallEventsGiveTheWafersBackpressureCounts) {
   wafer->set_route(1, 0, 4, route("W", "R"));
   wafer->activate_task(0, 0, 10);
   const std::string file = path("burst.wstrace");
-  trace::TraceWriter writer(file, *wafer);
-  wafer->set_event_sink(&writer);
-  const emu::RunResult r = wafer->run(1000);
-  writer.finish(*wafer, r);
-  wafer->set_event_sink(nullptr);
+  const emu::RunResult r = record_run(*wafer, file);
   ASSERT_EQ(r.status, emu::RunResult::Status::QUIESCENT) << r.to_string();
   uint32_t got = 0;
   wafer->read_sram(1, 0, wafer->program_at(1, 0)->find_symbol("got")->address, std::span<uint8_t>(reinterpret_cast<uint8_t*>(&got), 4));
