@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "compiler/executable/executable_io.hpp"
+#include "tests/test_support.hpp"
 
 namespace wsemu::compiler {
 namespace {
@@ -80,12 +81,7 @@ Executable sample() {
 }
 
 std::string load_error(const std::string& bytes) {
-  try {
-    parse_executable(bytes, "k.wsx");
-  } catch (const ExecutableError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return wsemu::testing::thrown_message<ExecutableError>([&] { parse_executable(bytes, "k.wsx"); });
 }
 
 TEST(Executable, RoundTripIsExact) {

@@ -9,6 +9,7 @@
 #include "isa/object.pb.h"
 #include "isa/object_io.hpp"
 #include "tests/isa/test_support.hpp"
+#include "tests/test_support.hpp"
 
 namespace wsemu::isa {
 namespace {
@@ -31,12 +32,7 @@ y: .i16 [3]
 }
 
 std::string message_of(std::string_view bytes) {
-  try {
-    parse_object(bytes, "prog.wso");
-  } catch (const FormatError& e) {
-    return e.what();
-  }
-  return "(accepted)";
+  return wsemu::testing::thrown_message<FormatError>([&] { parse_object(bytes, "prog.wso"); }, "(accepted)");
 }
 
 // Reproducible builds: `wsemu asm` of the same file in two folders gives the same bytes.

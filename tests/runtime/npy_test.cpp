@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/npy/npy.hpp"
+#include "tests/test_support.hpp"
 
 namespace wsemu::runtime::npy {
 namespace {
@@ -38,12 +39,7 @@ std::vector<uint8_t> raw(std::initializer_list<T> values) {
 }
 
 std::string error_of(const std::vector<uint8_t>& bytes) {
-  try {
-    parse_npy(bytes, "in.npy");
-  } catch (const NpyError& e) {
-    return e.what();
-  }
-  return "(no error)";
+  return wsemu::testing::thrown_message<NpyError>([&] { parse_npy(bytes, "in.npy"); });
 }
 
 TEST(Npy, ReadsFloat32InCOrder) {

@@ -6,17 +6,13 @@
 #include <cmath>
 
 #include "runtime/train/random.hpp"
+#include "tests/test_support.hpp"
 
 namespace wsemu::train {
 namespace {
 
 std::string parse_error(std::string_view text) {
-  try {
-    ModelSpec::parse(text);
-  } catch (const ModelSpecError& e) {
-    return e.what();
-  }
-  return "no error";
+  return wsemu::testing::thrown_message<ModelSpecError>([&] { ModelSpec::parse(text); }, "no error");
 }
 
 TEST(ModelSpec, ParsesMlpsOfAnyDepth) {
