@@ -17,13 +17,7 @@ namespace {
 
 constexpr uint64_t kSteps = 50;
 
-ReferenceOptimizer momentum() {
-  ReferenceOptimizer o;
-  o.kind = "momentum";
-  o.lr = 0.02f;
-  o.weight_decay = 0.01f;
-  return o;
-}
+ReferenceOptimizer momentum() { return {.kind = "momentum", .lr = 0.02f, .weight_decay = 0.01f}; }
 
 // Runs the leaves in the background; `fault` runs on this (the cluster's) thread meanwhile.
 template <class Fault>

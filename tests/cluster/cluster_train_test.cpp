@@ -12,13 +12,7 @@ namespace {
 
 constexpr uint64_t kSteps = 50;
 
-ReferenceOptimizer adamw() {
-  ReferenceOptimizer o;
-  o.kind = "adamw";
-  o.lr = 0.01f;
-  o.weight_decay = 0.05f;
-  return o;
-}
+ReferenceOptimizer adamw() { return {.kind = "adamw", .lr = 0.01f, .weight_decay = 0.05f}; }
 
 TEST(ClusterTrain, TwoLevelTreeOfFourLeavesMatchesTheReferenceBitForBit) {
   Watchdog watchdog(std::chrono::seconds(90), "two-level tree run");
