@@ -573,6 +573,7 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
       fail(e.args[0]->span, "@allocate_fifo needs a one-dimensional global array (its buffer)");
     auto d = std::make_shared<DsdValue>();
     d->kind = "fifo";
+    d->span = e.span;
     d->base = b.global;
     d->elem_bits = b.global->type->elem->byte_size() == 2 ? 16 : 32;
     d->extents = {b.global->type->dims[0]};

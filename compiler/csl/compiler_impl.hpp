@@ -231,6 +231,10 @@ class Compiler {
   DsdValue resolve_fabric(const Program& p, const DsdValue& d) const;
   std::string alloc_dsr(Program& p, Span at);
   std::string write_program(Program& p);
+  // dsd_placement.cpp: the DSDs that live in memory (their image lines into `image_data`), the
+  // code rewritten to load them where used; none while they fit in the registers.
+  std::set<std::string> place_dsds(Program& p, std::vector<std::string>& image_data);
+  std::string dsd_image_line(const Program& p, const std::string& name, const DsdValue& d);
   std::string asm_value(const Value& v, const TypeRef& t, Span at);
 
   // ---- layout_eval.cpp ----

@@ -9,7 +9,7 @@ namespace wsemu::compiler::csl {
 
 namespace {
 
-constexpr int kUserDsrs = 36;  // d0..d35; d36..d39 scratch, d40..d47 belong to the memcpy firmware
+constexpr int kMaxDsds = 4096;  // beyond the registers they live in memory (dsd_placement.cpp)
 
 std::string data_directive(const TypeRef& t, Span at) {
   switch (t->kind) {
@@ -55,8 +55,7 @@ std::string Compiler::asm_value(const Value& v, const TypeRef& t, Span at) {
 }
 
 std::string Compiler::alloc_dsr(Program& p, Span at) {
-  if (p.next_dsr >= kUserDsrs)
-    fail(at, "unsupported: more than " + std::to_string(kUserDsrs) + " distinct DSDs in one PE program");
+  if (p.next_dsr >= kMaxDsds) fail(at, "more than " + std::to_string(kMaxDsds) + " distinct DSDs in one PE program");
   return "dsd" + std::to_string(p.next_dsr++);
 }
 
@@ -142,6 +141,8 @@ std::string Compiler::write_program(Program& p) {
   out.push_back("; Parameters: " + p.key.substr(p.key.find('|') + 1));
   out.push_back(".arch " + p.arch);
   for (const std::string& inc : p.includes) out.push_back(".include \"" + inc + "\"");
+  std::vector<std::string> images;
+  const std::set<std::string> in_memory = place_dsds(p, images);
   out.push_back("");
   out.push_back(".data");
   for (GlobalVar* g : p.globals) {
@@ -179,15 +180,20 @@ std::string Compiler::write_program(Program& p) {
     }
   }
   for (const std::string& d : p.extra_data) out.push_back(d);
+  if (!images.empty()) out.push_back("; DSDs kept in memory (more than the registers hold), loaded with dsdld where used");
+  for (const std::string& d : images) out.push_back(d);
   out.push_back("");
   for (const auto& [host, sym] : p.exported_symbols) out.push_back(".export " + sym);
   for (const std::string& f : p.exported_functions) out.push_back(".export " + f);
   for (const auto& [reg, d] : p.dsd_regs) {
+    if (in_memory.count(reg)) continue;
     const DsdValue r = resolve_fabric(p, *d);
     if (r.kind == "d2h_fifo") fail(r.span, "unsupported: a DSD variable streaming to the host (use a const DSD)");
     out.push_back(".dsd " + reg + " = " + dsd_text(r));
   }
   for (const std::string& r : p.plain_dsrs) out.push_back(".dsd " + r + " = mem1d(0, 1)");
+  for (int i = 0; i < 4 && !in_memory.empty(); ++i)
+    out.push_back(".dsd dsd_spill" + std::to_string(i) + " = mem1d(0, 1) @ d" + std::to_string(32 + i));
   for (int i = 0; i < 4; ++i) out.push_back(".dsd dsd_scratch" + std::to_string(i) + " = mem1d(0, 1) @ d" + std::to_string(36 + i));
   std::map<int, int> queue_of_color;
   for (const auto& [q, c] : p.input_queue_colors) {

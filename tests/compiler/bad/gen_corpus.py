@@ -69,6 +69,12 @@ cases = {
 "pe_activate_unbound": ("local task id 12 is activated at comptime but no task is bound to it", True, "comptime {\n  @@@activate(@get_local_task_id(12));\n}\n"),
 "pe_activate_data_task": ("@activate at comptime needs a local task id", True, "const c = @get_color(3);\ncomptime {\n  @activate(@@c);\n}\n"),
 "pe_self_dependency": ("depends on its own value", True, "const a = b + 1;\nconst b = @@a;\nvar x: [a]f32;\n"),
+"pe_too_many_fifos": ("more than 32 FIFO and @get_dsr descriptors in one PE program", True,
+   "".join(f"var b{k}: [2]f32;\nconst q{k} = @allocate_fifo(b{k});\n" for k in range(32)) +
+   "var b32: [2]f32;\nconst q32 = @@@allocate_fifo(b32);\n" +
+   "var c: [8]f32;\n" + "".join(f"const m{j} = @get_dsd(mem1d_dsd, .{{ .tensor_access = |i|{{2}} -> c[i + {2 * j}] }});\n" for j in range(4)) + "fn f() void {\n" +
+   "".join(f"  @fmovs(q{k}, 1.0);\n" for k in range(33)) + "".join(f"  @fmovs(m{j}, 1.0);\n" for j in range(4)) +
+   "}\ncomptime { @export_symbol(f); }\n"),
 }
 import_cases = {
 "import_error_in_module": ("use of undeclared identifier 'nothing'", "import_error_lib.csl",
