@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <functional>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "emulator/fault.hpp"
@@ -18,20 +19,11 @@ void set(ArchProfile& p, Timing t, int v) { p.timing[static_cast<int>(t)] = v; }
 
 // Cycle counts of the scalar classes are not published; they are the model's assumptions
 // (one cycle for simple operations, more for multiply/divide), the same on both generations.
-void set_scalar_cycles(ArchProfile& p) {
-  set(p, Timing::SCALAR, 1);
-  set(p, Timing::MULDIV, 3);
-  set(p, Timing::SCALAR_FP, 1);
-  set(p, Timing::SCALAR_FPDIV, 10);
-  set(p, Timing::BRANCH, 1);
-  set(p, Timing::LOAD, 1);
-  set(p, Timing::STORE, 1);
-  set(p, Timing::DSD, 1);
-  set(p, Timing::TASK, 1);
-  set(p, Timing::QUEUE, 1);
-  set(p, Timing::FABRIC, 1);
-  set(p, Timing::DEBUG, 1);
-}
+constexpr std::pair<Timing, int> kScalarCycles[] = {
+    {Timing::SCALAR, 1}, {Timing::MULDIV, 3}, {Timing::SCALAR_FP, 1}, {Timing::SCALAR_FPDIV, 10},
+    {Timing::BRANCH, 1}, {Timing::LOAD, 1},   {Timing::STORE, 1},     {Timing::DSD, 1},
+    {Timing::TASK, 1},   {Timing::QUEUE, 1},  {Timing::FABRIC, 1},    {Timing::DEBUG, 1},
+};
 
 // SIMD widths from the SDK appendix "SIMD Mode" (reference §4): {wse2, wse3}. fmacs and fmuls
 // are not in that table; the reference says to treat them as one element per cycle.
@@ -71,17 +63,11 @@ constexpr ArchRow kArchRows[] = {
 };
 
 ArchProfile make_profile(const ArchRow& row) {
-  ArchProfile p;
-  p.name = row.name;
-  p.num_input_queues = row.input_queues;
-  p.num_output_queues = row.output_queues;
-  p.input_queue_depth = row.input_queue_depth;
-  p.output_queue_depth = row.output_queue_depth;
-  p.explicit_microthreads = row.explicit_microthreads;
-  p.data_task_by_queue = row.data_task_by_queue;
-  p.data_task_last = row.data_task_last;
-  p.local_task_first = row.local_task_first;
-  set_scalar_cycles(p);
+  ArchProfile p{.name = row.name, .num_input_queues = row.input_queues, .num_output_queues = row.output_queues,
+                .input_queue_depth = row.input_queue_depth, .output_queue_depth = row.output_queue_depth,
+                .explicit_microthreads = row.explicit_microthreads, .data_task_by_queue = row.data_task_by_queue,
+                .data_task_last = row.data_task_last, .local_task_first = row.local_task_first};
+  for (const auto& [t, cycles] : kScalarCycles) set(p, t, cycles);
   for (const Width& w : kWidths) set(p, w.t, w.*row.simd);
   return p;
 }

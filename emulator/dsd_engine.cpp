@@ -248,13 +248,9 @@ bool run_memory_op(PeCore& core, VectorOp& op) {
 void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, CycleResult& r) {
   const ArchProfile& profile = *ctx.profile;
   const isa::InsnInfo& info = isa::info(insn.op);
-  VectorOp op;
-  op.op = insn.op;
-  op.async = insn.async;
-  op.num_operands = info.num_operands;
-  op.pc = main.pc;
-  op.task = main.task;
-  op.width = uint16_t(std::max(1, profile.simd_width(info.timing)));
+  VectorOp op{.num_operands = info.num_operands, .task = main.task, .op = insn.op,
+               .width = uint16_t(std::max(1, profile.simd_width(info.timing))), .stall = {}, .pc = main.pc,
+               .async = insn.async};
   bool have_length = false;
   int first_ring = -1;  // a circular buffer gives the length only when nothing else does
   for (int i = 0; i < info.num_operands; ++i) {

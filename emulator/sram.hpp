@@ -27,30 +27,10 @@ class Sram {
   const uint8_t* storage_at(uint32_t addr) const { return bytes_.data() + (addr < bytes_.size() ? addr : 0); }
 
   // Fast paths inline; anything unusual (bounds, alignment, code, growth) goes the slow way.
-  uint32_t load32(uint32_t addr) const {
-    if (uint64_t(addr) + 4 > bytes_.size() || (addr & 3)) [[unlikely]]
-      return load32_slow(addr);
-    uint32_t v;
-    std::memcpy(&v, bytes_.data() + addr, 4);
-    return v;
-  }
-  uint16_t load16(uint32_t addr) const {
-    if (uint64_t(addr) + 2 > bytes_.size() || (addr & 1)) [[unlikely]]
-      return load16_slow(addr);
-    uint16_t v;
-    std::memcpy(&v, bytes_.data() + addr, 2);
-    return v;
-  }
-  void store32(uint32_t addr, uint32_t v) {
-    if (uint64_t(addr) + 4 > bytes_.size() || (addr & 3) || addr < code_bytes_) [[unlikely]]
-      return store32_slow(addr, v);
-    std::memcpy(bytes_.data() + addr, &v, 4);
-  }
-  void store16(uint32_t addr, uint16_t v) {
-    if (uint64_t(addr) + 2 > bytes_.size() || (addr & 1) || addr < code_bytes_) [[unlikely]]
-      return store16_slow(addr, v);
-    std::memcpy(bytes_.data() + addr, &v, 2);
-  }
+  uint32_t load32(uint32_t addr) const { return fast<uint32_t>(addr, false) ? load<uint32_t>(addr) : load32_slow(addr); }
+  uint16_t load16(uint32_t addr) const { return fast<uint16_t>(addr, false) ? load<uint16_t>(addr) : load16_slow(addr); }
+  void store32(uint32_t addr, uint32_t v) { fast<uint32_t>(addr, true) ? store(addr, v) : store32_slow(addr, v); }
+  void store16(uint32_t addr, uint16_t v) { fast<uint16_t>(addr, true) ? store(addr, v) : store16_slow(addr, v); }
 
   // Checks that [addr, addr + count * elem_bytes) is inside SRAM and aligned (and, for a
   // write, above the code); throws a kernel error naming `what` otherwise.
@@ -61,6 +41,23 @@ class Sram {
   void write(uint32_t addr, std::span<const uint8_t> in);
 
  private:
+  // A T-sized access at `addr` inside the allocation, aligned (and, for a store, above the code).
+  template <class T>
+  bool fast(uint32_t addr, bool writing) const {
+    return __builtin_expect(uint64_t(addr) + sizeof(T) <= bytes_.size() && !(addr & (sizeof(T) - 1)) &&
+                                !(writing && addr < code_bytes_),
+                            1);
+  }
+  template <class T>
+  T load(uint32_t addr) const {
+    T v;
+    std::memcpy(&v, bytes_.data() + addr, sizeof(T));
+    return v;
+  }
+  template <class T>
+  void store(uint32_t addr, T v) {
+    std::memcpy(bytes_.data() + addr, &v, sizeof(T));
+  }
   void grow_to(uint32_t end);
   uint32_t load32_slow(uint32_t addr) const;
   uint16_t load16_slow(uint32_t addr) const;

@@ -118,12 +118,7 @@ void PeCore::ramp_teardown(int /*color*/, const RouterContext& rctx) {
   // report names it.
   const int id = rctx.profile->teardown_task;
   if (!(tasks.local & TaskTable::bit(id))) return;
-  Context ctx;
-  ctx.profile = rctx.profile;
-  ctx.now = rctx.now;
-  ctx.x = rctx.x;
-  ctx.y = rctx.y;
-  ctx.events = rctx.events;
+  Context ctx{.profile = rctx.profile, .now = rctx.now, .x = rctx.x, .y = rctx.y, .events = rctx.events};
   activate(id, &ctx);
 }
 
