@@ -434,6 +434,18 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
         d.strides[dim] = i16_value(v, "stride");
       break;
     }
+    case Opcode::DSDGETLEN: {
+      const isa::Descriptor& d = dsr(1);
+      if (d.kind == isa::DsdKind::NONE) kernel_error(fmt::format("dsdgetlen: d{} is not set", o[1].value));
+      reg(0) = d.kind == isa::DsdKind::MEM4D ? d.extents[0] : d.length;
+      break;
+    }
+    case Opcode::DSDGETSTRIDE: {
+      const isa::Descriptor& d = dsr(1);
+      need_kind(d, {isa::DsdKind::MEM1D, isa::DsdKind::MEM4D, isa::DsdKind::CIRCBUF}, 1);
+      reg(0) = uint32_t(int32_t(d.kind == isa::DsdKind::MEM4D ? d.strides[0] : d.stride));
+      break;
+    }
     case Opcode::DSDLD: {
       const uint32_t a = uint32_t(o[1].value);
       if (a % 2) kernel_error(fmt::format("dsdld: image address {} is not 2-byte aligned", a));

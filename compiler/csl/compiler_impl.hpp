@@ -269,6 +269,8 @@ class Compiler {
   struct MapLoop {
     int counter = -1;
     std::vector<std::shared_ptr<DsdValue>> dsds;  // by operand position (null: not a DSD)
+    std::vector<std::string> dsrs;                // a DSD variable's register (its base and stride read at run time)
+    std::vector<TypeRef> dsr_types;               // and its element type: the callback's parameter (result) type
     MapLoop* outer = nullptr;
   };
   MapLoop* map_loop_ = nullptr;

@@ -54,5 +54,45 @@ TEST(CslDsdsInMemory, FortyDsdVariablesGiveTheResultsOfTheirFormula) {
   }
 }
 
+// @map over DSD variables (tests/compiler/programs/map_var): the element count, base and stride
+// come from the descriptor registers at run time; the reference is the program's formula.
+TEST(CslMapOverDsdVariables, BaseLengthAndStrideSetAtRunTime) {
+  const int n = 3;
+  std::vector<float> x(8), y(8);
+  for (int i = 0; i < 8; ++i) {
+    x[size_t(i)] = float(i + 1);
+    y[size_t(i)] = 10.0f * float(i + 1);
+  }
+  float dot = 0;
+  std::vector<float> out(8, 0.0f);
+  for (int i = 0; i < n; ++i) {
+    dot = dot + x[size_t(i)] * y[size_t(2 * i)];
+    out[size_t(i)] = x[size_t(i)] * 3.0f + y[size_t(2 * i)];
+  }
+  auto bits = [](const std::vector<float>& v) {
+    std::vector<uint32_t> w;
+    for (float f : v) w.push_back(std::bit_cast<uint32_t>(f));
+    return w;
+  };
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/map_var/layout.csl", {}, arch, {3, 3, 1, 1},
+                                "wsemu-csl-map-var-" + arch);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    EXPECT_NE(r.programs.at("pe_0.wsa").find("dsdgetstride"), std::string::npos);
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    rt.memcpy_h2d("x", bits(x), 0, 0, 1, 1, 8);
+    rt.memcpy_h2d("y", bits(y), 0, 0, 1, 1, 8);
+    rt.launch("run");
+    std::vector<uint32_t> got_out(8), got_sums(2);
+    rt.memcpy_d2h(got_out, "out", 0, 0, 1, 1, 8);
+    rt.memcpy_d2h(got_sums, "sums", 0, 0, 1, 1, 2);
+    EXPECT_EQ(got_out, bits(out));
+    EXPECT_EQ(std::bit_cast<float>(got_sums[0]), dot);
+    EXPECT_EQ(std::bit_cast<float>(got_sums[1]), 7.0f) << "a map over a DSD variable of length 0 ran";
+  }
+}
+
 }  // namespace
 }  // namespace wsemu::testing

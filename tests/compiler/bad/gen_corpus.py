@@ -75,6 +75,8 @@ cases = {
    "var c: [8]f32;\n" + "".join(f"const m{j} = @get_dsd(mem1d_dsd, .{{ .tensor_access = |i|{{2}} -> c[i + {2 * j}] }});\n" for j in range(4)) + "fn f() void {\n" +
    "".join(f"  @fmovs(q{k}, 1.0);\n" for k in range(33)) + "".join(f"  @fmovs(m{j}, 1.0);\n" for j in range(4)) +
    "}\ncomptime { @export_symbol(f); }\n"),
+"pe_map_over_dsr": ("unsupported: @map over a DSD register of @get_dsr", True,
+   "const r = @get_dsr(dsr_dest, 1);\nfn f(v: f32) void { }\nfn g() void {\n  @map(f, @@r);\n}\ncomptime { @export_symbol(g); }\n"),
 }
 import_cases = {
 "import_error_in_module": ("use of undeclared identifier 'nothing'", "import_error_lib.csl",
