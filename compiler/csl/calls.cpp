@@ -247,7 +247,7 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
       ct_args[i] = coerce(eval_comptime(*args[i], ctx, "comptime argument '" + f.params[i].name + "'"), t, args[i]->span, ctx);
       continue;
     }
-    Value a = coerce(eval(*args[i], ctx), t, args[i]->span, ctx);
+    Value a = wrapped(*this, coerce(eval(*args[i], ctx), t, args[i]->span, ctx), args[i]->span, ctx);
     const int k = runtime_k++;
     bool later_call = false;
     for (size_t j = i + 1; j < args.size(); ++j) later_call = later_call || contains_call(args[j]);

@@ -173,6 +173,17 @@ Value Compiler::gen_binary(const std::string& op, Value a, Value b, Span at, Ctx
     return runtime(rd, make_type(TK::BOOL));
   }
   const TypeRef t = peer(a, b, op, at);
+  if (op == "<" || op == ">" || op == "<=" || op == ">=" || op == "==" || op == "!=" || op == ">>" || op == "/" ||
+      op == "%") {
+    a = wrapped(*this, a, at, ctx);
+    b = wrapped(*this, b, at, ctx);
+  }
+  // + - * << of integers narrower than 32 bits: the register may carry bits past the width.
+  const bool may_carry = t->kind == TK::INT && t->bits < 32 && (op == "+" || op == "-" || op == "*" || op == "<<");
+  auto carry = [&](Value r) {
+    if (may_carry && r.k == Value::K::RUNTIME) r.unwrapped = true;
+    return r;
+  };
   if (is_half(t)) {
     // f16: each operand widened to f32 (exact), the f32 operation, the result rounded back to
     // f16. f32 has more than twice f16's precision plus two bits, so the double rounding gives
@@ -215,7 +226,7 @@ Value Compiler::gen_binary(const std::string& op, Value a, Value b, Span at, Ctx
     if ((op == "+" || op == "-") && c >= -32767 && c <= 32767) {
       int rd = into();
       emit(ctx, "addi " + reg(rd) + ", " + reg(ra) + ", " + std::to_string(op == "+" ? c : -c), at);
-      return runtime(rd, t);
+      return carry(runtime(rd, t));
     }
     if ((op == "&" || op == "|" || op == "^") && c >= 0 && c <= 65535) {
       int rd = into();
@@ -225,14 +236,14 @@ Value Compiler::gen_binary(const std::string& op, Value a, Value b, Span at, Ctx
     if ((op == "<<" || op == ">>") && c >= 0 && c <= 31) {
       int rd = into();
       emit(ctx, std::string(op == "<<" ? "shli " : sgn ? "sari " : "shri ") + reg(rd) + ", " + reg(ra) + ", " + std::to_string(c), at);
-      return runtime(rd, t);
+      return carry(runtime(rd, t));
     }
     if (op == "*" && c > 0 && (c & (c - 1)) == 0) {
       int rd = into();
       int sh = 0;
       while ((int64_t(1) << sh) < c) ++sh;
       emit(ctx, "shli " + reg(rd) + ", " + reg(ra) + ", " + std::to_string(sh), at);
-      return runtime(rd, t);
+      return carry(runtime(rd, t));
     }
   }
   const int x = to_reg(*this, a, t, at, ctx);
@@ -274,7 +285,7 @@ Value Compiler::gen_binary(const std::string& op, Value a, Value b, Span at, Ctx
   if (op == "+" || op == "-" || op == "*" || op == "&" || op == "|" || op == "^" || op == "<<" || op == ">>") {
     const std::string m = op == "+" ? "add" : op == "-" ? "sub" : op == "*" ? "mul" : op == "&" ? "and" : op == "|" ? "or" : op == "^" ? "xor" : op == "<<" ? "shl" : sgn ? "sar" : "shr";
     three(m, rd, x, y);
-    return done(t);
+    return carry(done(t));
   }
   if (op == "/" || op == "%") {
     if (!sgn) {
@@ -305,6 +316,7 @@ Value Compiler::gen_binary(const std::string& op, Value a, Value b, Span at, Ctx
 Value Compiler::gen_convert(const Value& v0, const TypeRef& t, Span at, Ctx& ctx) {
   Value v = rvalue(v0, at, ctx);
   if (v.k != Value::K::RUNTIME) fail(at, "@as cannot convert " + (v.type ? v.type->str() : v.str()) + " to " + t->str());
+  if (!same_type(v.type, t)) v = wrapped(*this, v, at, ctx);
   const TypeRef& from = v.type;
   const int ra = int(v.i);
   if (same_type(from, t)) return v;
@@ -380,10 +392,33 @@ int value_reg(Compiler& c, const Value& v0, const TypeRef& t, Span at, Ctx& ctx)
   return r;
 }
 
+bool needs_wrap(const Value& v) {
+  return v.k == Value::K::RUNTIME && v.unwrapped && v.type && v.type->kind == TK::INT && v.type->bits < 32;
+}
+
+void wrap_into(Compiler& c, int dst, const Value& v, Span at, Ctx& ctx) {
+  const int src = int(v.i), bits = v.type->bits;
+  if (v.type->is_signed) {
+    c.emit(ctx, "shli " + reg(dst) + ", " + reg(src) + ", " + std::to_string(32 - bits), at);
+    c.emit(ctx, "sari " + reg(dst) + ", " + reg(dst) + ", " + std::to_string(32 - bits), at);
+  } else {
+    c.emit(ctx, "andi " + reg(dst) + ", " + reg(src) + ", " + std::to_string((1 << bits) - 1), at);
+  }
+}
+
+Value wrapped(Compiler& c, const Value& v, Span at, Ctx& ctx) {
+  if (!needs_wrap(v)) return v;
+  wrap_into(c, int(v.i), v, at, ctx);
+  Value r = v;
+  r.unwrapped = false;
+  return r;
+}
+
 void load_into(Compiler& c, int dst, const Value& v, const TypeRef& t, Span at, Ctx& ctx) {
   Value r = c.rvalue(v, at, ctx);
   if (r.k == Value::K::RUNTIME) {
-    if (int(r.i) != dst) c.emit(ctx, "mov " + reg(dst) + ", " + reg(int(r.i)), at);
+    if (needs_wrap(r)) wrap_into(c, dst, r, at, ctx);
+    else if (int(r.i) != dst) c.emit(ctx, "mov " + reg(dst) + ", " + reg(int(r.i)), at);
     return;
   }
   Value cv = t ? c.coerce(r, t, at, ctx) : r;

@@ -95,6 +95,16 @@ inline std::string hex(uint32_t v) {
   return buf;
 }
 
+// CSL's 16-bit integers wrap (u16 0xFFFF + 1 == 0); the scalar ISA computes in 32 bits, so a
+// sum, difference, product or left shift of 16-bit operands is marked `unwrapped` and wrapped
+// (andi for unsigned, shli/sari for signed) only where its upper bits would show: comparisons,
+// >>, / and %, widening @as, and when it becomes a local, an argument or a return value.
+// wrap_into writes the wrapped value into dst (for u16 in place of the mov it replaces).
+bool needs_wrap(const Value& v);
+void wrap_into(Compiler& c, int dst, const Value& v, Span at, Ctx& ctx);
+// v wrapped in its own register (an unwrapped value is always in a temporary).
+Value wrapped(Compiler& c, const Value& v, Span at, Ctx& ctx);
+
 // Loads a value into a register (a temporary unless it is one already).
 int value_reg(Compiler& c, const Value& v0, const TypeRef& t, Span at, Ctx& ctx);
 // dst = v: `li` for a comptime value, `mov` for a run-time one.

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "compiler/csl/codegen.hpp"
 #include "compiler/csl/compiler_impl.hpp"
 #include "compiler/csl/parser.hpp"
 
@@ -410,6 +411,7 @@ Value Compiler::coerce(const Value& v, const TypeRef& t, Span at, Ctx& ctx) {
     if (same_type(r.type, t)) return r;
     if (r.type->kind == TK::INT && t->kind == TK::INT &&
         (r.type->bits < t->bits && (t->is_signed || !r.type->is_signed))) {
+      r = wrapped(*this, r, at, ctx);
       r.type = t;
       return r;
     }

@@ -22,8 +22,8 @@ static void gen_cond(Compiler& c, const Expr& e, const std::string& target, bool
   }
   static const std::set<std::string> cmps = {"<", ">", "<=", ">=", "==", "!="};
   if (e.kind == ExprKind::BINARY && cmps.count(e.text)) {
-    Value a = c.rvalue(c.eval(*e.args[0], ctx), e.args[0]->span, ctx);
-    Value b = c.rvalue(c.eval(*e.args[1], ctx), e.args[1]->span, ctx);
+    Value a = wrapped(c, c.rvalue(c.eval(*e.args[0], ctx), e.args[0]->span, ctx), e.args[0]->span, ctx);
+    Value b = wrapped(c, c.rvalue(c.eval(*e.args[1], ctx), e.args[1]->span, ctx), e.args[1]->span, ctx);
     const bool ints = (a.type && a.type->kind == TK::INT) || (b.type && b.type->kind == TK::INT);
     if (!a.is_comptime() || !b.is_comptime()) {
       if (ints && (a.k == Value::K::RUNTIME || a.k == Value::K::INT) && (b.k == Value::K::RUNTIME || b.k == Value::K::INT)) {
@@ -296,6 +296,7 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
               } else {
                 fail(rhs.args[1]->span, "@set_dsd_base_addr needs a pointer (&array)");
               }
+              note_dsd_var_base(*g.p, target.s, arg, rhs.args[1]->span);
             } else if (arg.k == Value::K::INT) {
               operand = std::to_string(arg.i);
             } else if (arg.k == Value::K::RUNTIME && arg.type->kind == TK::INT) {
@@ -515,8 +516,12 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
       if (s.value) {
         if (g.ret_type->kind == TK::VOID) fail(s.value->span, "this function returns void");
         Value v = coerce(eval(*s.value, ctx), g.ret_type, s.value->span, ctx);
-        int r = value_reg(*this, v, g.ret_type, s.span, ctx);
-        if (r != 1) emit(ctx, "mov r1, " + reg(r), s.span);
+        if (needs_wrap(v)) {
+          wrap_into(*this, 1, v, s.span, ctx);
+        } else {
+          int r = value_reg(*this, v, g.ret_type, s.span, ctx);
+          if (r != 1) emit(ctx, "mov r1, " + reg(r), s.span);
+        }
       } else if (g.ret_type->kind != TK::VOID) {
         fail(s.span, "this function must return a " + g.ret_type->str());
       }

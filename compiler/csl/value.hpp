@@ -93,6 +93,9 @@ struct Value {
   GlobalVar* global = nullptr;     // GLOBAL, POINTER
   int64_t offset = 0;              // POINTER: elements
   std::shared_ptr<DsdValue> dsd;   // DSD, DSR_VAR (its current description)
+  // RUNTIME: an integer narrower than 32 bits computed by + - * << in a 32-bit register, which
+  // may hold bits past its width until it is wrapped to its type (codegen.hpp: wrap_to_type).
+  bool unwrapped = false;
 
   bool is_comptime() const { return k != K::RUNTIME && k != K::DSR_VAR && k != K::GLOBAL; }
   std::string str() const;  // for @comptime_print and canonical keys

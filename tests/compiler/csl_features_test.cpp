@@ -193,5 +193,42 @@ TEST(CslOptions, NamedOptionsTaskParamAndElementAddress) {
   }
 }
 
+// 16-bit integers wrap where their upper bits would show (tests/compiler/programs/wrap16); the
+// reference is the same arithmetic on uint16_t / int16_t in C++.
+TEST(CslWrap16, SumsProductsAndShiftsWrapToTheirType) {
+  const uint16_t a = 0xFFF0, b = 0x0020;
+  const int16_t c = 0x7FFF, d = 1;
+  const auto u16 = [](int v) { return uint16_t(v); };
+  const std::vector<uint32_t> want = {
+      uint32_t(u16(a + b) < a),
+      u16(a + b),
+      uint32_t(u16(a + b) >> 1),
+      uint32_t(u16(a * 2) / 16),
+      uint32_t(int16_t(c + d) < 0),
+      uint32_t(int32_t(int16_t(c + d))),
+      uint32_t(u16(a + b) == 0x10),
+      uint32_t(u16(a + b) < 0x100),
+      u16(a + b),
+      uint32_t(u16(a << 4) >> 4),
+      uint32_t(u16(a + b) < a),
+      uint32_t(int16_t(c + d) > 0)};
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    auto r = compile_program("wrap16", {}, arch);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    runtime::host::MemcpyOptions half;
+    half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
+    rt.memcpy_h2d("u", std::vector<uint32_t>{a, b}, 0, 0, 1, 1, 2, half);
+    rt.memcpy_h2d("s", std::vector<uint32_t>{uint16_t(c), uint16_t(d)}, 0, 0, 1, 1, 2, half);
+    rt.launch("run");
+    rt.run_until_quiescent();
+    std::vector<uint32_t> out(want.size());
+    rt.memcpy_d2h(out, "out", 0, 0, 1, 1, int(out.size()));
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(out[i], want[i]) << "out[" << i << "]";
+  }
+}
+
 }  // namespace
 }  // namespace wsemu::testing

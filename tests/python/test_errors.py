@@ -22,6 +22,7 @@ def test_constructor_errors(kernels, tmp_path):
     with pytest.raises(NoHardwareError, match="no hardware"):
         wsemu.SdkRuntime(bindir, cmaddr="10.0.0.1:9000")
     wsemu.SdkRuntime(bindir, cmaddr=None)  # what run scripts pass without --cmaddr
+    wsemu.SdkRuntime(bindir, cmaddr="")  # single-tile-matvec's run.py defaults --cmaddr to ""
     with pytest.raises(FileNotFoundError, match="out.wsx"):
         wsemu.SdkRuntime(str(tmp_path / "missing"))
     with pytest.raises(TypeError, match="memcpy_required"):

@@ -136,10 +136,10 @@ class SdkRuntime:
             raise TypeError(f"SdkRuntime() got unexpected keyword argument(s) {', '.join(unknown)}; "
                             f"wsemu accepts {', '.join(_ACCEPTED_KWARGS)}")
         cmaddr = kwargs.get("cmaddr")
-        if cmaddr is not None:
+        if cmaddr is not None and cmaddr != "":  # "" is the simulator too: scripts default --cmaddr to it
             raise NoHardwareError(
                 f"SdkRuntime: cmaddr={cmaddr!r} names a real CS system, but wsemu has no hardware: it runs "
-                f"the program on its virtual wafer. Leave cmaddr out (or None) to run on wsemu.")
+                f"the program on its virtual wafer. Leave cmaddr out (or None or "") to run on wsemu.")
         msg_level = kwargs.get("msg_level", "WARNING")
         if not isinstance(msg_level, str) or msg_level.upper() not in _MSG_LEVELS:
             raise UsageError(f"SdkRuntime: msg_level {msg_level!r} is not one of {', '.join(_MSG_LEVELS)}")
