@@ -24,17 +24,11 @@ TEST_P(Gemv09, StreamsMatchReference) {
   const xt::xarray<float> A = random_array({c.M, c.N}, 61), x = random_array({c.N}, 62), b = random_array({c.M}, 63);
   const Blocks rows = split(c.M, c.ky), cols = split(c.N, c.kx);
   const size_t MT = rows.max, NT = cols.max;
-  std::vector<uint32_t> a_tiles(c.ky * c.kx * MT * NT, 0);
-  for (size_t py = 0; py < c.ky; ++py)
-    for (size_t px = 0; px < c.kx; ++px)
-      for (size_t i = 0; i < rows.size[py]; ++i)
-        for (size_t j = 0; j < cols.size[px]; ++j)
-          a_tiles[((py * c.kx + px) * MT + i) * NT + j] =
-              std::bit_cast<uint32_t>(A(rows.start[py] + i, cols.start[px] + j));
+  const std::vector<uint32_t> tiles = a_tiles(A, rows, cols, fp32_word);
 
   runtime::host::SdkRuntime rt(exe);
   rt.load();
-  rt.memcpy_h2d("A", a_tiles, 0, 0, int(c.kx), int(c.ky), int(MT * NT));
+  rt.memcpy_h2d("A", tiles, 0, 0, int(c.kx), int(c.ky), int(MT * NT));
   rt.launch("init");
   MemcpyOptions stream;
   stream.streaming = true;

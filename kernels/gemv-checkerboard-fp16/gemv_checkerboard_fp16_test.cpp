@@ -31,13 +31,7 @@ void run_case(const Case& c) {
   const xt::xarray<float> b = to_half_precision(random_array({c.M}, 83));
   const Blocks rows = split(c.M, c.ky), cols = split(c.N, c.kx);
   const size_t MT = rows.max, NT = cols.max;
-  std::vector<uint32_t> a_tiles(c.ky * c.kx * MT * NT, 0);
-  for (size_t py = 0; py < c.ky; ++py)
-    for (size_t px = 0; px < c.kx; ++px)
-      for (size_t i = 0; i < rows.size[py]; ++i)
-        for (size_t j = 0; j < cols.size[px]; ++j)
-          a_tiles[((py * c.kx + px) * MT + i) * NT + j] =
-              isa::fp32_to_fp16(A(rows.start[py] + i, cols.start[px] + j));
+  const std::vector<uint32_t> tiles = a_tiles(A, rows, cols, [](float v) { return uint32_t(isa::fp32_to_fp16(v)); });
 
   runtime::host::SdkRuntime rt(exe);
   rt.load();
@@ -45,7 +39,7 @@ void run_case(const Case& c) {
   copy16.data_type = MemcpyDataType::MEMCPY_16BIT;
   MemcpyOptions stream16 = copy16;
   stream16.streaming = true;
-  rt.memcpy_h2d("A", a_tiles, 0, 0, int(c.kx), int(c.ky), int(MT * NT), copy16);
+  rt.memcpy_h2d("A", tiles, 0, 0, int(c.kx), int(c.ky), int(MT * NT), copy16);
   rt.launch("init");
   for (size_t px = 0; px < c.kx; ++px) {
     const xt::xarray<float> block = xt::view(x, xt::range(cols.start[px], cols.start[px] + cols.size[px]));

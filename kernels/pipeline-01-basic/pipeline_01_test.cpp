@@ -3,14 +3,13 @@
 // PE, the output queue and the color the add16 is stuck on.
 #include <random>
 
-#include "runtime/host/sdk_runtime.hpp"
+#include "kernels/pipeline-01-basic/pipeline_run.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
 namespace {
 
 using runtime::host::HostError;
-using runtime::host::MemcpyOptions;
 
 constexpr int kLoopColor = 0;
 // What holds elements while nothing drains, on wse2 (depths from emulator/README.md): the
@@ -29,18 +28,7 @@ std::vector<uint32_t> stream_values(int size, uint32_t seed) {
 
 // Runs start, the H2D stream, drain, the D2H stream; returns what came back.
 std::vector<uint32_t> run_pipeline(int size, const std::vector<uint32_t>& in, uint64_t* cycles = nullptr) {
-  const compiler::Executable exe = build_kernel("pipeline-01-basic", {{"SIZE", size}});
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
-  MemcpyOptions stream;
-  stream.streaming = true;
-  rt.launch("start");
-  rt.memcpy_h2d("pipe", in, 0, 0, 1, 1, size, stream);
-  rt.launch("drain");
-  std::vector<uint32_t> out(static_cast<size_t>(size));
-  rt.memcpy_d2h(out, "sink", 0, 0, 1, 1, size, stream);
-  if (cycles) *cycles = rt.cycles();
-  return out;
+  return stream_through(build_kernel("pipeline-01-basic", {{"SIZE", size}}), in, cycles);
 }
 
 TEST(Pipeline01, AddsOneAtTheSdkSize) {

@@ -3,13 +3,12 @@
 // one more hangs.
 #include <random>
 
-#include "runtime/host/sdk_runtime.hpp"
+#include "kernels/pipeline-01-basic/pipeline_run.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
 namespace {
 
-using runtime::host::MemcpyOptions;
 
 void check(int size, int fifo_cap, uint32_t seed) {
   const compiler::Executable exe = build_kernel("pipeline-02-fifo", {{"SIZE", size}, {"FIFO_CAP", fifo_cap}});
@@ -17,17 +16,10 @@ void check(int size, int fifo_cap, uint32_t seed) {
   std::vector<uint32_t> in(static_cast<size_t>(size));
   for (uint32_t& x : in) x = gen() & 0xFFFF;
   in.back() = 0xFFFF;
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
-  MemcpyOptions stream;
-  stream.streaming = true;
-  rt.launch("start");
-  rt.memcpy_h2d("pipe", in, 0, 0, 1, 1, size, stream);
-  rt.launch("drain");
-  std::vector<uint32_t> out(static_cast<size_t>(size));
-  rt.memcpy_d2h(out, "sink", 0, 0, 1, 1, size, stream);
+  uint64_t cycles = 0;
+  const std::vector<uint32_t> out = stream_through(exe, in, &cycles);
   for (size_t i = 0; i < in.size(); ++i) EXPECT_EQ(out[i], (in[i] + 1) & 0xFFFF) << "element " << i;
-  std::printf("pipeline-02 size %d, FIFO %d: %llu cycles\n", size, fifo_cap, (unsigned long long)rt.cycles());
+  std::printf("pipeline-02 size %d, FIFO %d: %llu cycles\n", size, fifo_cap, (unsigned long long)cycles);
 }
 
 TEST(Pipeline02, SdkSizeThroughTheFifo) { check(32, 32, 201); }

@@ -1,4 +1,4 @@
-// Host side of the tiled GEMV kernels (gemv-06, -07, -08): cuts A, x and b into the per-PE
+// Host side of the tiled GEMV kernels (gemv-06 to -09, checkerboard): cuts A, x and b into the per-PE
 // blocks the layouts use (block i of n over a length L: L / n elements, one more for the first
 // L % n blocks), copies them in with memcpy_h2d, launches `compute`, and gathers y from the east
 // column. The numbers are checked by the caller against the xtensor reference.
@@ -30,6 +30,22 @@ inline Blocks split(size_t length, size_t parts) {
   return b;
 }
 
+// A's ky x kx tiles as the layouts hold them: PE (px, py) gets rows.size[py] x cols.size[px]
+// elements in an MT x NT block (row-major, zero-padded), each element as `word(value)`.
+template <class Word>
+std::vector<uint32_t> a_tiles(const xt::xarray<float>& A, const Blocks& rows, const Blocks& cols, Word word) {
+  const size_t kx = cols.size.size(), ky = rows.size.size(), MT = rows.max, NT = cols.max;
+  std::vector<uint32_t> tiles(ky * kx * MT * NT, 0);
+  for (size_t py = 0; py < ky; ++py)
+    for (size_t px = 0; px < kx; ++px)
+      for (size_t i = 0; i < rows.size[py]; ++i)
+        for (size_t j = 0; j < cols.size[px]; ++j)
+          tiles[((py * kx + px) * MT + i) * NT + j] = word(A(rows.start[py] + i, cols.start[px] + j));
+  return tiles;
+}
+
+inline uint32_t fp32_word(float v) { return std::bit_cast<uint32_t>(v); }
+
 struct TiledRun {
   xt::xarray<float> y;
   uint64_t cycles = 0;
@@ -43,13 +59,8 @@ inline TiledRun run_tiled_gemv(const compiler::Executable& exe, const xt::xarray
   const size_t M = b.size(), N = x.size();
   const Blocks rows = split(M, ky), cols = split(N, kx);
   const size_t MT = rows.max, NT = cols.max;
-  std::vector<uint32_t> a_tiles(ky * kx * MT * NT, 0), x_tiles(kx * NT, 0), b_tiles(ky * MT, 0);
-  for (size_t py = 0; py < ky; ++py)
-    for (size_t px = 0; px < kx; ++px)
-      for (size_t i = 0; i < rows.size[py]; ++i)
-        for (size_t j = 0; j < cols.size[px]; ++j)
-          a_tiles[((py * kx + px) * MT + i) * NT + j] =
-              std::bit_cast<uint32_t>(A(rows.start[py] + i, cols.start[px] + j));
+  const std::vector<uint32_t> a = a_tiles(A, rows, cols, fp32_word);
+  std::vector<uint32_t> x_tiles(kx * NT, 0), b_tiles(ky * MT, 0);
   for (size_t px = 0; px < kx; ++px)
     for (size_t j = 0; j < cols.size[px]; ++j) x_tiles[px * NT + j] = std::bit_cast<uint32_t>(x(cols.start[px] + j));
   for (size_t py = 0; py < ky; ++py)
@@ -57,7 +68,7 @@ inline TiledRun run_tiled_gemv(const compiler::Executable& exe, const xt::xarray
 
   runtime::host::SdkRuntime rt(exe, options);
   rt.load();
-  rt.memcpy_h2d("A", a_tiles, 0, 0, int(kx), int(ky), int(MT * NT));
+  rt.memcpy_h2d("A", a, 0, 0, int(kx), int(ky), int(MT * NT));
   rt.memcpy_h2d("x", x_tiles, 0, 0, int(kx), 1, int(NT));
   rt.memcpy_h2d("b", b_tiles, int(kx) - 1, 0, 1, int(ky), int(MT));
   rt.launch("compute");
@@ -73,6 +84,14 @@ inline TiledRun run_tiled_gemv(const compiler::Executable& exe, const xt::xarray
   r.memcpy_cycles = rt.stats().memcpy_cycles;
   r.launch_cycles = rt.stats().launch_cycles;
   return r;
+}
+
+// Runs `exe` (an M x N GEMV on kx x ky PEs) on seeded inputs (A from `seed`, x from seed + 1,
+// b from seed + 2) and checks y against the reference within 1e-5.
+inline void expect_tiled_gemv_matches(const compiler::Executable& exe, size_t M, size_t N, size_t kx, size_t ky,
+                                      uint32_t seed) {
+  const xt::xarray<float> A = random_array({M, N}, seed), x = random_array({N}, seed + 1), b = random_array({M}, seed + 2);
+  expect_close(run_tiled_gemv(exe, A, x, b, kx, ky).y, gemv_reference(A, x, b), 1e-5, 1e-5, "y");
 }
 
 }  // namespace wsemu::testing

@@ -1,0 +1,34 @@
+// What the pipeline kernel tests share (pipeline-01-basic, pipeline-02-fifo): one run of a
+// pipeline kernel through the host runtime, as the SDK's run scripts drive it: launch `start`,
+// stream the input into `pipe`, launch `drain`, stream `sink` back.
+//
+// Contract: header-only test support; HostError (a hang when the path cannot hold the stream)
+// passes through to the test.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/host/sdk_runtime.hpp"
+
+namespace wsemu::testing {
+
+// Returns what came back (as many elements as went in); `cycles`, when given, gets the
+// runtime's cycle count after the run.
+inline std::vector<uint32_t> stream_through(const compiler::Executable& exe, const std::vector<uint32_t>& in,
+                                            uint64_t* cycles = nullptr) {
+  runtime::host::SdkRuntime rt(exe);
+  rt.load();
+  runtime::host::MemcpyOptions stream;
+  stream.streaming = true;
+  const int size = static_cast<int>(in.size());
+  rt.launch("start");
+  rt.memcpy_h2d("pipe", in, 0, 0, 1, 1, size, stream);
+  rt.launch("drain");
+  std::vector<uint32_t> out(in.size());
+  rt.memcpy_d2h(out, "sink", 0, 0, 1, 1, size, stream);
+  if (cycles) *cycles = rt.cycles();
+  return out;
+}
+
+}  // namespace wsemu::testing
