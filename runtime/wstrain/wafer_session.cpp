@@ -19,12 +19,8 @@ namespace wsemu::wstrain {
 
 namespace {
 
-using runtime::host::EdgeLane;
-using runtime::host::EdgePort;
-using runtime::host::EdgePumpOptions;
-using runtime::host::EdgePumpPolicy;
-using runtime::host::EdgePumpResult;
-using runtime::host::HostError;
+namespace host = runtime::host;
+using host::HostError;
 using runtime::host::MemcpyOptions;
 using runtime::host::SdkRuntime;
 
@@ -201,9 +197,9 @@ void WaferSession::pump(size_t layer, const ColumnStreams& streams, std::vector<
   const StreamClock::Pass pass = clock_->begin_pass(layer, streams.total_words(), start);
   // One lane per column: its weights into the north edge, its gradients (backward) out of the
   // south edge of the bottom row, which must stay silent in a forward pass.
-  std::vector<EdgeLane> lanes(k);
+  std::vector<host::EdgeLane> lanes(k);
   for (size_t x = 0; x < k; ++x) {
-    EdgeLane& lane = lanes[x];
+    host::EdgeLane& lane = lanes[x];
     const int column = static_cast<int>(x);
     lane.name = fmt::format("column {}", x);
     lane.in = {column, 0, emu::Direction::NORTH};
@@ -215,7 +211,7 @@ void WaferSession::pump(size_t layer, const ColumnStreams& streams, std::vector<
       lane.send.push_back(w);
     }
     lane.arrival.reserve(streams.words[x].size());
-    const EdgePort south{column, bottom, emu::Direction::SOUTH};
+    const host::EdgePort south{column, bottom, emu::Direction::SOUTH};
     if (gradients != nullptr) {
       lane.out = south;
       lane.expect = streams.gradients_expected[x];
@@ -227,25 +223,25 @@ void WaferSession::pump(size_t layer, const ColumnStreams& streams, std::vector<
   // The link carries the columns' streams interleaved, one wavelet of each column in turn.
   for (uint64_t n = 0, more = 1; more != 0;) {
     more = 0;
-    for (EdgeLane& lane : lanes)
+    for (host::EdgeLane& lane : lanes)
       if (lane.arrival.size() < lane.send.size()) {
         lane.arrival.push_back(clock_->arrival(pass, n++));
         more = 1;
       }
   }
-  EdgePumpOptions options;
+  host::EdgePumpOptions options;
   options.what = what;
   options.cycle_limit = kMaxCycles;
   options.out_rate = clock_->network().up_wavelets_per_cycle;
-  options.policy = EdgePumpPolicy::weight_stream();
-  EdgePumpResult moved;
+  options.policy = host::EdgePumpPolicy::weight_stream();
+  host::EdgePumpResult moved;
   try {
-    moved = pump_edges(wafer, lanes, options);
+    moved = host::pump_edges(wafer, lanes, options);
     // Let the wafer finish what the last wavelets started (it then waits for the next launch).
     const emu::RunResult settled = wafer.run(~uint64_t{0} >> 2);
     if (settled.status == emu::RunResult::Status::FAULT || settled.status == emu::RunResult::Status::CYCLE_LIMIT)
       throw std::runtime_error(fmt::format("wafer: {}: {}", what, settled.to_string()));
-    check_silent_ports(wafer, lanes, what);
+    host::check_silent_ports(wafer, lanes, what);
   } catch (const HostError& e) {
     throw std::runtime_error(fmt::format("wafer: {}", e.what()));
   }
