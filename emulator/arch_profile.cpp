@@ -110,13 +110,13 @@ std::vector<Field> fields() {
                [](ArchProfile& p, double v) { p.explicit_microthreads = v != 0; }, 0, 1});
   f.push_back({"data_task_by_queue", [](const ArchProfile& p) { return double(p.data_task_by_queue); },
                [](ArchProfile& p, double v) { p.data_task_by_queue = v != 0; }, 0, 1});
-  int_field("data_task_first", &ArchProfile::data_task_first, 0, 63);
-  int_field("data_task_last", &ArchProfile::data_task_last, 0, 63);
-  int_field("local_task_first", &ArchProfile::local_task_first, 0, 63);
-  int_field("local_task_last", &ArchProfile::local_task_last, 0, 63);
-  int_field("control_task_first", &ArchProfile::control_task_first, 0, 63);
-  int_field("control_task_last", &ArchProfile::control_task_last, 0, 63);
-  int_field("teardown_task", &ArchProfile::teardown_task, 0, 63);
+  // Task ids, 0..63 each.
+  static const std::pair<const char*, int ArchProfile::*> kTaskIdFields[] = {
+      {"data_task_first", &ArchProfile::data_task_first}, {"data_task_last", &ArchProfile::data_task_last},
+      {"local_task_first", &ArchProfile::local_task_first}, {"local_task_last", &ArchProfile::local_task_last},
+      {"control_task_first", &ArchProfile::control_task_first},
+      {"control_task_last", &ArchProfile::control_task_last}, {"teardown_task", &ArchProfile::teardown_task}};
+  for (const auto& [key, member] : kTaskIdFields) int_field(key, member, 0, 63);
   int_field("num_filters", &ArchProfile::num_filters, 0, 24);
   int_field("call_stack_depth", &ArchProfile::call_stack_depth, 1, 64);
   for (int t = 0; t < isa::kNumTimingClasses; ++t) {
