@@ -188,10 +188,17 @@ class PeCore final : public RampPort {
     oq[q].ring.pop();
     if (oq[q].ring.empty()) oq_nonempty &= uint8_t(~(1u << q));
   }
-  // The core does nothing this cycle but count down a multi-cycle instruction: no microthread,
-  // no queued output, no stream. Returns the first cycle it has something to do, else 0.
+  // Called after step(): the core does nothing but count down a multi-cycle instruction of
+  // the main thread while every active microthread stalled this cycle (on a queue or FIFO that
+  // only the router or the main thread can change); no queued output, nothing on the ramp.
+  // Until the returned cycle each cycle repeats this one: a busy cycle and one stall cycle per
+  // microthread (replay_stalled_cycles), as long as nothing reaches the core. Else 0.
   uint64_t sleeping_until(uint64_t now) const {
-    if (ops_active || oq_nonempty || !arriving.empty() || main.busy_until <= now + 1) return 0;
+    if (oq_nonempty || !arriving.empty() || main.busy_until <= now + 1) return 0;
+    for (uint32_t m = ops_active; m; m &= m - 1) {
+      const VectorOp& op = ops[size_t(__builtin_ctz(m))];
+      if (&op == &ops[kMainThreadOp] || op.ready > now || op.stall.reason == StallReason::NONE) return 0;
+    }
     return main.busy_until;
   }
 

@@ -148,6 +148,7 @@ void record_link_stalls(const RouterContext& ctx, const ColorChannel& ch, const 
 // links a wavelet could not use (for the link statistics and LINK_STALL events).
 struct OutputAllocation {
   DirectionMask used = 0, backpressured = 0, contended = 0;
+  bool edge_traffic = false;  // a granted wavelet came from or went to a host edge port
 };
 
 // Selection: the first input in the current rx set, from the color's round-robin position on,
@@ -316,6 +317,7 @@ bool route_color(RouterState& r, RampPort* core, ColorChannel& ch, OutputAllocat
   take_input(r, core, ch, src, ctx.now);
   if (src == int(Direction::RAMP)) ramp_in_used = true;
   alloc.used |= tx;
+  if (r.off_fabric & (tx | (1u << src))) alloc.edge_traffic = true;
   Wavelet out = w;
   out.advance_switch_after = false;
   if (w.control && pops_command(ch.route.pop_mode, w.payload)) out.payload = control_shift_commands(w.payload);
@@ -355,6 +357,7 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
   // Link statistics: a blocked output counts once per cycle, backpressure before contention.
   r.last_backpressured = alloc.backpressured;
   r.last_contended = alloc.contended;
+  rc.edge_traffic = alloc.edge_traffic;
   for (int d = 0; d < kNumDirections; ++d) {
     if (alloc.backpressured & (1u << d)) ++r.link_stats[d].backpressure_cycles;
     else if (alloc.contended & (1u << d)) ++r.link_stats[d].contention_cycles;

@@ -184,6 +184,7 @@ class RampPort {
 struct RouterCycle {
   bool progressed = false;
   bool waiting_on_time = false;  // an output-queue wavelet not yet past the ramp latency
+  bool edge_traffic = false;     // a wavelet left an edge port's input buffer or entered edge_out
 };
 
 class EventRecorder;  // trace.hpp

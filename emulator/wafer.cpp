@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <string_view>
 #include <thread>
 
@@ -126,8 +127,29 @@ void Wafer::catch_up(uint32_t s) {
   if (t.waiting_since == kAwake || cycle_ <= t.waiting_since) return;
   const uint64_t missed = cycle_ - t.waiting_since;
   router_replay_idle_cycles(t.router, missed);
-  if (t.core != kNone) cores_[t.core].replay_stalled_cycles(missed);
+  if (t.core != kNone) {
+    PeCore& core = cores_[t.core];
+    if (t.doze_until) core.stats.busy_cycles += missed;  // counting down, as PeCore::step_main would
+    core.replay_stalled_cycles(missed);
+  }
   t.waiting_since = cycle_;
+}
+
+void Wafer::stop_waiting(TileState& t) {
+  t.waiting_since = kAwake;
+  --waiting_count_;
+  if (t.doze_until) --dozing_count_;
+}
+
+void Wafer::take_due_dozers(uint64_t cycle, std::vector<uint32_t>& due) {
+  while (!dozers_.empty() && dozers_.front().first <= cycle) {
+    const auto [until, s] = dozers_.front();
+    std::pop_heap(dozers_.begin(), dozers_.end(), std::greater<>());
+    dozers_.pop_back();
+    const TileState& t = states_[s];
+    if (t.waiting_since != kAwake && t.doze_until == until) due.push_back(s);
+  }
+  if (dozing_count_ == 0) dozers_.clear();  // only stale entries are left
 }
 
 namespace {
@@ -174,8 +196,7 @@ void Wafer::activate_state(uint32_t s) {
   if (in_active_[s] & kInActiveSet) return;
   if (states_[s].waiting_since != kAwake) {
     catch_up(s);
-    states_[s].waiting_since = kAwake;
-    --waiting_count_;
+    stop_waiting(states_[s]);
   }
   in_active_[s] |= kInActiveSet;
   const uint32_t key = fabric_index(s);
@@ -337,9 +358,10 @@ void Wafer::compute_tile(uint32_t s) {
       return;
     }
   }
+  RouterCycle rc;
   try {
     const RouterContext rctx{&profile_, cycle_, t.x, t.y, events};
-    const RouterCycle rc = route_cycle(t.router, core, rctx);
+    rc = route_cycle(t.router, core, rctx);
     progressed |= rc.progressed;
   } catch (const FaultError& e) {
     Fault f = e.fault();
@@ -355,12 +377,17 @@ void Wafer::compute_tile(uint32_t s) {
   // Asked after the router: the RAMP may just have landed a wavelet that makes a task runnable.
   const bool holds = t.router.holds_wavelets(), outbox = t.router.has_outbox();
   const bool has_work = (core && core->has_work()) || holds;
-  t.sleep_until = core && !holds && !outbox ? core->sleeping_until(cycle_) : 0;
+  const uint64_t counting_until = core && !outbox ? core->sleeping_until(cycle_) : 0;
+  t.sleep_until = holds || rc.progressed ? 0 : counting_until;
   // No progress: the next cycle would repeat this one until an input arrives (a wavelet or a
-  // credit, which makes the tile a receiver in commit, or the host).
-  const bool waiting = has_work && !progressed && !outbox && !events && options_.wake_on_input;
+  // credit, which makes the tile a receiver in commit, or the host). Dozing: the core only
+  // counts down and the router moved nothing, so the cycles up to the core's wake-up repeat
+  // this one too, each a busy cycle.
+  const bool may_wait = has_work && !outbox && !events && options_.wake_on_input;
+  t.doze_until = may_wait && counting_until && !rc.progressed ? counting_until : 0;
+  const bool waiting = may_wait && (!progressed || t.doze_until);
   tile_flags_[s] = uint8_t((progressed ? kProgressed : 0) | (has_work ? kHasWork : 0) | (outbox ? kOutbox : 0) |
-                           (waiting ? kWaiting : 0) |
+                           (waiting ? kWaiting : 0) | (rc.edge_traffic ? kEdge : 0) |
                            (!t.log.empty() || !t.events.events().empty() ? kOutput : 0));
 }
 
@@ -381,19 +408,20 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
   for_each_band(active_, [this](const uint32_t* band, size_t n) { compute_band(band, n); });
 
   // Faults, logs and events in fabric order, so that they do not depend on the thread count.
-  bool progressed = false;
+  bool progressed = dozing_count_ > 0;  // a dozing tile counts down in this cycle
   const TileState* faulted = nullptr;
-  bool any_output = false;
+  uint8_t all_flags = 0;
   for (uint32_t s : active_) {
     const uint8_t f = tile_flags_[s];
-    progressed |= (f & kProgressed) != 0;
-    any_output |= (f & kOutput) != 0;
+    all_flags |= f;
     if (!(f & kFaulted)) continue;
     const TileState& t = states_[s];
-    any_output = true;  // a faulting tile may have logged before it faulted
+    all_flags |= kOutput;  // a faulting tile may have logged before it faulted
     if (t.fault && (!faulted || std::pair(t.y, t.x) < std::pair(faulted->y, faulted->x))) faulted = &t;
   }
-  if (any_output) {
+  progressed |= (all_flags & kProgressed) != 0;
+  edge_traffic_ = (all_flags & kEdge) != 0;
+  if (all_flags & kOutput) {
     std::vector<TraceEvent> events;
     for (uint32_t s : active_) {  // fabric order
       TileState& t = states_[s];
@@ -474,15 +502,23 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
     }
     in_active_[s] &= uint8_t(~kInActiveSet);
     if (f & kWaiting) {
-      states_[s].waiting_since = cycle_ + 1;
+      TileState& t = states_[s];
+      t.waiting_since = cycle_ + 1;
       if (!(in_active_[s] & kInWaitingList)) {
         in_active_[s] |= kInWaitingList;
         waiting_.push_back(s);
       }
       ++waiting_count_;
+      if (t.doze_until) {
+        dozers_.emplace_back(t.doze_until, s);
+        std::push_heap(dozers_.begin(), dozers_.end(), std::greater<>());
+        ++dozing_count_;
+      }
     }
   }
-  bool newcomers = false;
+  scratch_due_.clear();
+  take_due_dozers(cycle_ + 1, scratch_due_);
+  bool newcomers = !scratch_due_.empty();
   for (uint32_t s : scratch_receivers_) newcomers |= !(in_active_[s] & kInActiveSet);
   if (newcomers) {
     if (active_bits_.empty()) active_bits_.assign((size_t(width_) * size_t(height_) + 63) / 64, 0);
@@ -494,19 +530,20 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
       hi = std::max(hi, i / 64);
     };
     for (uint32_t s : scratch_next_) mark(s);
-    for (uint32_t s : scratch_receivers_) {
-      if (in_active_[s] & kInActiveSet) continue;
+    auto wake = [&](uint32_t s) {
+      if (in_active_[s] & kInActiveSet) return;
       in_active_[s] |= kInActiveSet;
       if (TileState& t = states_[s]; t.waiting_since != kAwake) {
-        // Woken for cycle_ + 1: it would have stalled in every cycle up to this one.
+        // Woken for cycle_ + 1: it would have stalled (or dozed) in every cycle up to this one.
         ++cycle_;
         catch_up(s);
         --cycle_;
-        t.waiting_since = kAwake;
-        --waiting_count_;
+        stop_waiting(t);
       }
       mark(s);
-    }
+    };
+    for (uint32_t s : scratch_receivers_) wake(s);
+    for (uint32_t s : scratch_due_) wake(s);
     scratch_next_.clear();
     for (size_t wi = lo; wi <= hi; ++wi) {
       for (uint64_t word = active_bits_[wi]; word; word &= word - 1)
@@ -522,7 +559,8 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
   // Every active tile only counts down a multi-cycle instruction and nothing moved: the cycles
   // until the first wake-up would each just add one busy cycle per tile, so add them at once.
   if (scratch_receivers_.empty() && !active_.empty() && limit > cycle_) {
-    uint64_t wake = limit;
+    // A dozing tile must be in the active set of its wake-up cycle: stop short of it.
+    uint64_t wake = dozers_.empty() ? limit : std::min(limit, dozers_.front().first - 1);
     for (uint32_t s : active_) {
       const uint64_t until = states_[s].sleep_until;
       if (until <= cycle_) {
@@ -534,7 +572,9 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
     if (wake > cycle_) {
       const uint64_t skip = wake - cycle_;
       for (uint32_t s : active_) {
-        cores_[states_[s].core].stats.busy_cycles += skip;
+        PeCore& core = cores_[states_[s].core];
+        core.stats.busy_cycles += skip;
+        core.replay_stalled_cycles(skip);  // its stalled microthreads
         // Its router would have turned its round robin each cycle (it holds nothing to move).
         router_replay_idle_cycles(states_[s].router, skip);
       }
@@ -552,21 +592,56 @@ RunResult Wafer::finish(RunResult r, uint64_t start) {
   return r;
 }
 
-RunResult Wafer::run(uint64_t max_cycles) {
+uint64_t Wafer::earliest_dozer() {
+  while (!dozers_.empty()) {
+    const auto [until, s] = dozers_.front();
+    if (states_[s].waiting_since != kAwake && states_[s].doze_until == until) return until;
+    std::pop_heap(dozers_.begin(), dozers_.end(), std::greater<>());
+    dozers_.pop_back();
+  }
+  return kAwake;
+}
+
+void Wafer::advance_idle(uint64_t to) {
+  cycle_ = to;
+  scratch_due_.clear();
+  take_due_dozers(cycle_, scratch_due_);
+  for (uint32_t s : scratch_due_) activate_state(s);  // caught up to their wake-up cycle
+}
+
+RunResult Wafer::run(uint64_t max_cycles, RunStops stops) {
   const uint64_t start = cycle_;
+  const uint64_t limit = max_cycles > kAwake - start ? kAwake : start + max_cycles;
   RunResult r;
-  while (cycle_ - start < max_cycles) {
+  while (cycle_ < limit) {
     bool progressed = false;
+    edge_traffic_ = false;
     if (!active_.empty()) {
       std::optional<Fault> fault;
-      progressed = step_cycle(fault, start + max_cycles);
+      progressed = step_cycle(fault, limit);
       if (fault) {
         r.status = RunResult::Status::FAULT;
         r.fault = std::move(fault);
         return finish(std::move(r), start);
       }
+    } else if (dozing_count_ > 0) {
+      // Every tile with work dozes: jump to the first wake-up, each cycle one of counting down.
+      const uint64_t to = std::min(earliest_dozer(), limit);
+      skipped_cycles_ += to - cycle_;
+      advance_idle(to);
+      progressed = true;
     } else if (waiting_count_ > 0) {
       ++cycle_;  // the waiting tiles' cycle, in which nothing moves
+    }
+    if (stops.on_edge_traffic && edge_traffic_) {
+      r.status = RunResult::Status::CYCLE_LIMIT;
+      r.edge_traffic = true;
+      return finish(std::move(r), start);
+    }
+    if (!progressed && !stops.on_idle) {
+      // Nothing changes until the host acts; with every tile waiting, not even a tile-step.
+      if (active_.empty()) advance_idle(limit);
+      continue;
     }
     if (!progressed) {
       if (pending_work()) {
@@ -589,7 +664,7 @@ RunResult Wafer::step() {
   r.status = RunResult::Status::CYCLE_LIMIT;
   std::optional<Fault> fault;
   if (active_.empty()) {
-    ++cycle_;
+    advance_idle(cycle_ + 1);
   } else {
     step_cycle(fault, cycle_ + 1);
   }

@@ -6,8 +6,10 @@
 //   and the credits they returned). Results, cycle counts, stats, logs and trace events are
 //   therefore bit-identical for any thread count.
 // - Only tiles that have something to do are stepped (the active set); a tile without routes
-//   or program costs a few bytes and no time. Tile state is allocated when a route or program
-//   is set, never during a run.
+//   or program costs a few bytes and no time; a tile that waits for input, or whose core only
+//   counts down while its router is blocked (dozing), is not stepped until input or its
+//   wake-up cycle comes, and its counters are brought up to date as if it had been. Tile state
+//   is allocated when a route or program is set, never during a run.
 // - run() stops when the wafer is quiescent, at the cycle limit, on a fault, or on a hang
 //   (a cycle in which nothing could make progress while work is pending); it never throws for
 //   a kernel's mistakes and never waits a hang out.
@@ -47,7 +49,19 @@ struct RunResult {
   uint64_t cycle = 0;       // the wafer's cycle counter after the call
   std::optional<Fault> fault;
   std::optional<HangReport> hang;
+  bool edge_traffic = false;  // CYCLE_LIMIT: stopped early by RunStops::on_edge_traffic
   std::string to_string() const;
+};
+
+// What else ends run() early (besides a fault and max_cycles).
+struct RunStops {
+  // After a cycle in which a router took a wavelet from a host edge port's buffer or put one
+  // into an edge output (the host may then push or pop). The status is CYCLE_LIMIT with
+  // RunResult::edge_traffic set.
+  bool on_edge_traffic = false;
+  // Quiescence and hangs end the run (off: the host will still feed the wafer before
+  // max_cycles, so cycles without progress just pass; the run ends at max_cycles).
+  bool on_idle = true;
 };
 std::string_view run_status_name(RunResult::Status s);
 
@@ -74,7 +88,7 @@ struct WaferTotals {
   uint64_t wavelet_hops = 0;  // link traversals (N, E, S, W; edge ports included)
   uint64_t ramp_deliveries = 0;
   uint64_t tile_steps = 0;    // tile-cycles actually computed (active-set size summed)
-  uint64_t skipped_cycles = 0;  // cycles jumped over because every active tile only slept
+  uint64_t skipped_cycles = 0;  // cycles in which no tile was stepped because every tile with work only slept
 };
 
 struct WaferOptions {
@@ -114,6 +128,7 @@ class Wafer {
   // Ports of boundary routers that face off the fabric. push: false when the port's buffer is
   // full (backpressure); the route of `w.color` must receive from `side`.
   bool push_edge(int x, int y, Direction side, const Wavelet& w);
+  int edge_input_space(int x, int y, Direction side, int color) const;  // free slots; 0 if none
   std::optional<Wavelet> pop_edge(int x, int y, Direction side);
   size_t edge_output_count(int x, int y, Direction side) const;
   // Back door to SRAM (counted apart in the stats).
@@ -128,7 +143,7 @@ class Wafer {
   void peek_sram(int x, int y, uint32_t address, std::span<uint8_t> out) const;
 
   // ---- running ----
-  RunResult run(uint64_t max_cycles);
+  RunResult run(uint64_t max_cycles, RunStops stops = {});
   RunResult step();  // exactly one cycle (status CYCLE_LIMIT unless it faulted or stopped)
 
   // ---- observation ----
@@ -157,6 +172,9 @@ class Wafer {
     uint64_t sleep_until = 0;  // > 0: only counting down a multi-cycle instruction until then
     uint64_t commit_epoch = ~uint64_t{0};
     uint64_t waiting_since = kAwake;  // first cycle it was not stepped while waiting for input
+    // > 0 while waiting: the core only counts down until then (dozing), so each cycle it is not
+    // stepped is a busy cycle, and it wakes at that cycle if no input woke it first.
+    uint64_t doze_until = 0;
     std::optional<Fault> fault;
     std::vector<LogLine> log;
     EventRecorder events;
@@ -172,6 +190,11 @@ class Wafer {
   void catch_up(uint32_t s);
   void catch_up_waiting();  // every waiting tile, so that stats and reports are exact
   void wake_all_waiting();
+  void stop_waiting(TileState& t);  // the counts of waiting and dozing tiles follow
+  // Dozing tiles whose wake-up cycle is at most `cycle` (stale heap entries dropped).
+  void take_due_dozers(uint64_t cycle, std::vector<uint32_t>& due);
+  uint64_t earliest_dozer();        // kAwake when none
+  void advance_idle(uint64_t to);   // no tile active: the clock moves to `to`, due dozers wake
   void refresh_credits(uint32_t s, int color);
   void compute_tile(uint32_t s);
   Fault internal_fault(const TileState& t, const char* what) const;
@@ -206,11 +229,15 @@ class Wafer {
   std::vector<uint8_t> in_active_;      // per state
   // Per state, what its last compute found (kProgressed...): the serial passes between the
   // phases read these bytes instead of every tile's state.
-  enum : uint8_t { kProgressed = 1, kHasWork = 2, kFaulted = 4, kOutput = 8, kOutbox = 16, kWaiting = 32 };
+  enum : uint8_t { kProgressed = 1, kHasWork = 2, kFaulted = 4, kOutput = 8, kOutbox = 16, kWaiting = 32, kEdge = 64 };
   std::vector<uint32_t> waiting_;  // tiles that may be waiting (stale entries dropped on catch-up)
   size_t waiting_count_ = 0;
+  // Min-heap of (doze_until, state) of dozing tiles; an entry is stale once its tile woke.
+  std::vector<std::pair<uint64_t, uint32_t>> dozers_;
+  size_t dozing_count_ = 0;
+  bool edge_traffic_ = false;  // in the last cycle stepped
   std::vector<uint8_t> tile_flags_;
-  std::vector<uint32_t> scratch_senders_, scratch_receivers_, scratch_next_;
+  std::vector<uint32_t> scratch_senders_, scratch_receivers_, scratch_next_, scratch_due_;
   std::function<void(const LogLine&)> log_sink_;
   std::vector<LogLine> log_;
   EventSink* event_sink_ = nullptr;

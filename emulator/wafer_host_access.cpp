@@ -149,6 +149,13 @@ bool Wafer::push_edge(int x, int y, Direction side, const Wavelet& w) {
   return true;
 }
 
+int Wafer::edge_input_space(int x, int y, Direction side, int color) const {
+  const uint32_t s = state_at(x, y);
+  if (side == Direction::RAMP || s == kNone || !(states_[s].router.off_fabric & bit(side))) return 0;
+  const ColorChannel* ch = color >= 0 && color < isa::kNumColors ? states_[s].router.channel(color) : nullptr;
+  return ch && (ch->buffered & bit(side)) ? ch->input[int(side)].space() : 0;
+}
+
 std::optional<Wavelet> Wafer::pop_edge(int x, int y, Direction side) {
   check_xy(x, y, "pop_edge");
   const uint32_t s = state_at(x, y);

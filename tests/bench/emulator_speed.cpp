@@ -10,6 +10,11 @@
 //   stencil    kernels/stencil-2d-5pt (8 x 8 points per PE, 4 iterations), halo exchange in
 //              four directions plus compute; the back door loads the data, only launch + run
 //              are timed
+//   ws_step    one weight-streaming training step of wsemu train's wafer (runtime/wstrain):
+//              mlp:784,64,10, 32 samples (one wafer's shard of batch 64 on 2 wafers) on the
+//              chosen 8 x 1 PEs, seeded random weights and data, the network in the clock;
+//              inputs, forward, loss, backward through the WaferSession (the size is ignored;
+//              its hops/s column counts the edge wavelets: weights in, gradients out)
 //   idle       the full 762 x 1176 wse3 wafer, nothing loaded: host bytes per tile
 // Columns: simulated cycles, wall seconds (median of --repeat runs), CPU seconds of all threads,
 // wavelet link-hops/s, PE-cycles/s, tile-steps/s, host ns per tile-step (all per wall second), average
@@ -26,6 +31,7 @@
 #include <ctime>
 #include <map>
 #include <memory>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -37,6 +43,7 @@
 #include "isa/assembler.hpp"
 #include "tests/bench/bench_wafers.hpp"
 #include "runtime/host/sdk_runtime.hpp"
+#include "runtime/wstrain/wafer_session.hpp"
 
 namespace {
 
@@ -168,7 +175,50 @@ Measured run_stencil(int side, int threads) {
           std::chrono::duration<double>(t1 - t0).count(), c1 - c0};
 }
 
+Measured run_ws_step(int threads) {
+  const train::ModelSpec spec = train::ModelSpec::parse("mlp:784,64,10");
+  constexpr size_t kSamples = 32;
+  const wstrain::WaferPlan plan(spec, kSamples, wstrain::WaferPlan::choose_shape(spec, kSamples, 0, 0));
+  wstrain::SessionOptions options;
+  options.threads = threads;
+  wstrain::WaferSession session(plan, options);
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> uniform(-0.1f, 0.1f);
+  const size_t layers = spec.num_layers();
+  std::vector<std::vector<float>> weights(layers), biases(layers), dw(layers), db(layers);
+  for (size_t l = 0; l < layers; ++l) {
+    weights[l].resize(spec.sizes[l] * spec.sizes[l + 1]);
+    biases[l].resize(spec.sizes[l + 1]);
+    for (float& v : weights[l]) v = uniform(rng);
+    for (float& v : biases[l]) v = uniform(rng);
+    dw[l].assign(weights[l].size(), 0.0f);
+    db[l].assign(biases[l].size(), 0.0f);
+  }
+  std::vector<float> inputs(kSamples * spec.input_dim());
+  for (float& v : inputs) v = uniform(rng) + 0.1f;
+  std::vector<uint32_t> labels(kSamples);
+  for (uint32_t& label : labels) label = uint32_t(rng() % spec.num_classes());
+  const wstrain::WaferCounters before = session.counters();
+  const double c0 = cpu_now();
+  const auto t0 = std::chrono::steady_clock::now();
+  session.load_micro_batch(inputs, labels, kSamples);
+  for (size_t l = 0; l < layers; ++l) session.forward_layer(l, weights[l], biases[l], {});
+  session.loss();
+  for (size_t l = layers; l-- > 0;) session.backward_layer(l, weights[l], biases[l], {}, dw[l], db[l]);
+  session.finish_step();
+  const auto t1 = std::chrono::steady_clock::now();
+  const double c1 = cpu_now();
+  const wstrain::WaferCounters after = session.counters();
+  const uint64_t cycles = after.cycles - before.cycles;
+  const uint64_t pes = uint64_t(plan.columns()) * uint64_t(plan.rows());
+  const uint64_t hops = (after.weight_wavelets_in - before.weight_wavelets_in) +
+                        (after.gradient_wavelets_out - before.gradient_wavelets_out);  // edge wavelets only
+  return {cycles, hops, cycles * pes, after.tile_steps - before.tile_steps,
+          std::chrono::duration<double>(t1 - t0).count(), c1 - c0};
+}
+
 Measured run_case(const std::string& name, int side, int threads) {
+  if (name == "ws_step") return run_ws_step(threads);
   if (name == "dense") return run_wafer(*dense_wafer(side, threads));
   if (name == "stream_e") return run_wafer(*stream_wafer(side, threads, 1, false));
   if (name == "stream_ew2") return run_wafer(*stream_wafer(side, threads, 2, true));
@@ -196,7 +246,7 @@ void child(const std::string& name, int side, int threads, int repeat) {
               static_cast<unsigned long long>(m.cycles), m.seconds, m.cpu_seconds, double(m.hops) / m.seconds,
               double(m.pe_cycles) / m.seconds, double(m.tile_steps) / m.seconds,
               m.tile_steps ? m.seconds * 1e9 / double(m.tile_steps) : 0.0,
-              m.cycles ? double(m.hops) / (links * double(m.cycles)) : 0.0);
+              m.cycles && name != "ws_step" ? double(m.hops) / (links * double(m.cycles)) : 0.0);
   std::fflush(stdout);
 }
 
@@ -214,7 +264,7 @@ void idle_child() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> cases = {"stream_e", "stream_ew2", "dense", "stencil", "idle"};
+  std::vector<std::string> cases = {"stream_e", "stream_ew2", "dense", "stencil", "ws_step", "idle"};
   std::vector<int> sizes = {16, 64, 256}, thread_counts = {1, 2};
   int repeat = 3;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -237,7 +287,7 @@ int main(int argc, char** argv) {
   std::printf("%-10s %5s %2s %9s %9s %8s %11s %11s %11s %9s %6s %s\n", "case", "side", "th", "cycles", "wall_s", "cpu_s",
               "hops/s", "pe_cyc/s", "tsteps/s", "ns/tstep", "load", "peak_rss_MiB");
   for (const std::string& name : cases) {
-    std::vector<int> case_sizes = name == "idle" ? std::vector<int>{0} : sizes;
+    std::vector<int> case_sizes = name == "idle" ? std::vector<int>{0} : name == "ws_step" ? std::vector<int>{8} : sizes;
     for (int side : case_sizes)
       for (int threads : name == "idle" ? std::vector<int>{1} : thread_counts) {
         std::fflush(stdout);
