@@ -86,6 +86,9 @@ struct Program {
   // Registers with an initial descriptor (templates, DSD vars, DSD locals), in declaration order.
   std::vector<std::pair<std::string, std::shared_ptr<DsdValue>>> dsd_regs;
   std::vector<std::string> plain_dsrs;  // @get_dsr registers: no initial descriptor
+  // A DSD variable based at run time at arrays of another element width than its initial
+  // description's (a placeholder over an i16 array based at f32 vectors): that width, in bits.
+  std::map<std::string, int> dsr_base_bits;
   int next_dsr = 0;
   std::vector<std::string> directives;  // .task, .iqinit, .export, ...
   std::vector<std::string> code;
@@ -222,6 +225,9 @@ class Compiler {
   Value load_global(GlobalVar* g, Span at, Ctx& ctx);
   Value rvalue(const Value& v, Span at, Ctx& ctx);
   std::string dsd_operand(const Value& v, Span at, Ctx& ctx);
+  // `d = @set_dsd_base_addr(d, base)` on a DSD variable's register: the element width of the
+  // array `base` points into, which the variable's descriptor takes (vector_ops.cpp).
+  void note_dsd_var_base(Program& p, const std::string& dsr, const Value& base, Span at);
   void emit(Ctx& ctx, const std::string& line, Span at);
   FnInst* function_instance(ModuleInstance* mod, const Stmt* fn, std::vector<Value> comptime_args, Span at);
 

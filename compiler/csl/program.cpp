@@ -141,6 +141,16 @@ std::string Compiler::write_program(Program& p) {
   out.push_back("; Parameters: " + p.key.substr(p.key.find('|') + 1));
   out.push_back(".arch " + p.arch);
   for (const std::string& inc : p.includes) out.push_back(".include \"" + inc + "\"");
+  // A DSD variable takes the element width of the arrays it is based at (CSL's DSDs are untyped;
+  // the width is the operation's); its description's offset and lengths are kept in elements.
+  for (auto& [reg, d] : p.dsd_regs) {
+    auto it = p.dsr_base_bits.find(reg);
+    if (it == p.dsr_base_bits.end() || it->second == d->elem_bits || d->base_offset != 0) continue;
+    if (d->kind != "mem1d_dsd" && d->kind != "mem4d_dsd") continue;
+    auto retyped = std::make_shared<DsdValue>(*d);
+    retyped->elem_bits = it->second;
+    d = retyped;
+  }
   std::vector<std::string> images;
   const std::set<std::string> in_memory = place_dsds(p, images);
   out.push_back("");

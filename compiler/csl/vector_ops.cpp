@@ -10,6 +10,18 @@ std::string Compiler::dsd_operand(const Value& v, Span at, Ctx& ctx) {
   fail(at, "expected a DSD, found " + (v.type ? v.type->str() : v.str()));
 }
 
+void Compiler::note_dsd_var_base(Program& p, const std::string& dsr, const Value& base, Span at) {
+  TypeRef t = base.type;
+  if (base.k == Value::K::GLOBAL || base.k == Value::K::POINTER) t = base.global->type;
+  if (t && (t->kind == TK::PTR || t->kind == TK::MANY_PTR)) t = t->elem;
+  if (t && t->kind == TK::ARRAY) t = t->elem;
+  if (!t || (t->byte_size() != 2 && t->byte_size() != 4)) return;
+  const int bits = t->byte_size() * 8;
+  auto [it, fresh] = p.dsr_base_bits.try_emplace(dsr, bits);
+  if (!fresh && it->second != bits)
+    fail(at, "unsupported: a DSD variable based at arrays of 16-bit and of 32-bit elements (wsemu's descriptors carry their width)");
+}
+
 // The task id an option names (.activate / .unblock): a task id, or a task by name (the id it
 // is bound to).
 int64_t Compiler::completion_task_id(const Value& v, const std::string& what, Span at, Ctx& ctx) {

@@ -67,7 +67,7 @@ TEST(CslMapOverDsdVariables, BaseLengthAndStrideSetAtRunTime) {
   std::vector<float> out(8, 0.0f);
   for (int i = 0; i < n; ++i) {
     dot = dot + x[size_t(i)] * y[size_t(2 * i)];
-    out[size_t(i)] = x[size_t(i)] * 3.0f + y[size_t(2 * i)];
+    out[size_t(i)] = (x[size_t(i)] * 3.0f + y[size_t(2 * i)]) + x[size_t(i)];
   }
   auto bits = [](const std::vector<float>& v) {
     std::vector<uint32_t> w;
