@@ -57,10 +57,7 @@ TEST(Assembly, PipelineStallNamesThePeQueueAndColor) {
 )");
   ASSERT_TRUE(prog);
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, prog);
-  w.set_route(0, 0, 1, route("W", "R"));
-  w.set_route(0, 0, 2, route("R", "E"));
-  w.activate_task(0, 0, 10);
+  start_pe(w, prog, {{1, "W", "R"}, {2, "R", "E"}});
   int accepted = 0;
   for (int c = 0; c < 100; ++c) {
     if (w.push_edge(0, 0, Direction::WEST, data_wavelet(1, uint32_t(accepted)))) ++accepted;

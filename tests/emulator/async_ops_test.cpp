@@ -34,9 +34,7 @@ done:
   exit
 )");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p);
-  w.set_route(0, 0, 1, route("W", "R"));
-  w.activate_task(0, 0, 10);
+  start_pe(w, p, {{1, "W", "R"}});
   push_all(w, 0, 0, Direction::WEST, {data_wavelet(1, 1), data_wavelet(1, 2), data_wavelet(1, 3), data_wavelet(1, 4)});
   run_ok(w);
   EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "buf"), 4), (std::vector<uint32_t>{1, 2, 3, 4}));
@@ -66,8 +64,7 @@ after:
   exit
 )");
   Wafer w(emu::arch_profile("wse3"), 1, 1);
-  w.load_program(0, 0, p);
-  w.activate_task(0, 0, 10);
+  start_pe(w, p);
   run_ok(w);
   EXPECT_EQ(read<float>(w, 0, 0, addr(*p, "seen"), 1)[0], 4.0f);  // task 12 ran after the copy finished
 }
@@ -102,8 +99,7 @@ done:
   exit
 )");
   Wafer w(emu::arch_profile("wse3"), 1, 1);
-  w.load_program(0, 0, p);
-  w.activate_task(0, 0, 10);
+  start_pe(w, p);
   const auto r = run_ok(w);
   EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "count"), 1)[0], 75u);
   const uint32_t done_at = read<uint32_t>(w, 0, 0, addr(*p, "done_at"), 1)[0];
@@ -135,9 +131,7 @@ ended:
   exit
 )");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p);
-  w.set_route(0, 0, 2, route("W", "R"));
-  w.activate_task(0, 0, 10);
+  start_pe(w, p, {{2, "W", "R"}});
   push_all(w, 0, 0, Direction::WEST, {data_wavelet(2, 5), data_wavelet(2, 6), data_wavelet(2, 7), control_wavelet(2, 0)});
   run_ok(w);
   EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "buf"), 4), (std::vector<uint32_t>{5, 6, 7, 0}));
@@ -160,9 +154,7 @@ start:
   exit
 )");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p);
-  w.set_route(0, 0, 4, route("R", "E"));
-  w.activate_task(0, 0, 10);
+  start_pe(w, p, {{4, "R", "E"}});
   for (int i = 0; i < 4; ++i) w.step();  // issue, two startup cycles, first element
   const auto v = w.core_view(0, 0);
   EXPECT_TRUE(v.microthread_busy[3]);
@@ -200,9 +192,7 @@ done:
   exit
 )");
   Wafer w(emu::arch_profile("wse3"), 1, 1);
-  w.load_program(0, 0, p);
-  w.set_route(0, 0, 1, route("W", "R"));
-  w.activate_task(0, 0, 10);
+  start_pe(w, p, {{1, "W", "R"}});
   uint32_t pushed = 0;
   for (int i = 0; i < 100 && pushed < 6; ++i) {
     if (w.push_edge(0, 0, Direction::WEST, data_wavelet(1, 10 + pushed))) ++pushed;

@@ -89,8 +89,7 @@ on3:
   exit
 )");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p);
-  w.activate_task(0, 0, 10);
+  start_pe(w, p);
   expect_kernel_error(w.run(100), "data tasks are activated by wavelets", 0);
 }
 
@@ -110,8 +109,7 @@ main:
   exit
 )");
   Wafer w(emu::arch_profile("wse3"), 1, 1);
-  w.load_program(0, 0, p);
-  w.activate_task(0, 0, 10);
+  start_pe(w, p);
   expect_kernel_error(w.run(100), "microthread 2 is still running", 1);
 }
 
@@ -123,8 +121,7 @@ main:
   .word 0xFFFF      ; no such opcode
 )");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p);
-  w.activate_task(0, 0, 10);
+  start_pe(w, p);
   const RunResult r = w.run(100);
   ASSERT_EQ(r.status, RunResult::Status::FAULT);
   EXPECT_EQ(r.fault->kind, FaultKind::KERNEL_ERROR);
@@ -196,8 +193,7 @@ TEST(Fault, InternalErrorCategoryFormats) {
 TEST(Fault, TheWaferStaysUsableForInspectionAfterAFault) {
   auto p = assemble(".task main, local, 10\nmain:\n  li r7, 42\n  divu r1, r7, r0\n  exit\n");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p);
-  w.activate_task(0, 0, 10);
+  start_pe(w, p);
   ASSERT_EQ(w.run(100).status, RunResult::Status::FAULT);
   EXPECT_EQ(w.core_view(0, 0).regs[7], 42u);
 }

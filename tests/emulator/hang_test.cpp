@@ -33,10 +33,7 @@ main:
 )",
                     {{"N", n}});
   Wafer w(emu::arch_profile(arch), 1, 1);
-  w.load_program(0, 0, p);
-  w.set_route(0, 0, 1, route("W", "R"));
-  w.set_route(0, 0, 2, route("R", "E"));
-  w.activate_task(0, 0, 10);
+  start_pe(w, p, {{1, "W", "R"}, {2, "R", "E"}});
   Pipeline out;
   for (int c = 0; c < 200 && out.accepted < n; ++c) {
     if (w.push_edge(0, 0, Direction::WEST, data_wavelet(1, uint32_t(100 + out.accepted)))) ++out.accepted;
@@ -138,8 +135,7 @@ t10:
   exit
 )");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p);
-  w.activate_task(0, 0, 10);
+  start_pe(w, p);
   const RunResult r = w.run(1000);
   ASSERT_EQ(r.status, RunResult::Status::HANG);
   ASSERT_EQ(r.hang->pes.size(), 1u);

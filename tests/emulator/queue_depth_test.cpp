@@ -56,9 +56,7 @@ again:
 )",
                     {{"Q", q}});
   Wafer w(emu::arch_profile(arch), 1, 1);
-  w.load_program(0, 0, p);
-  w.set_route(0, 0, 2, route("R", "E"));
-  w.activate_task(0, 0, 10);
+  start_pe(w, p, {{2, "R", "E"}});
   const RunResult r = w.run(10000);
   EXPECT_EQ(r.status, RunResult::Status::HANG) << r.to_string();
   if (result) *result = r;
@@ -85,8 +83,7 @@ TEST(QueueDepth, QueuesTheArchitectureLacksAreKernelErrors) {
   // is 0..7 whatever the architecture), so the check is the emulator's, at run time.
   auto p = assemble(".arch wse2\n.task main, local, 10\nmain:\n  oqinit 6, 3\n  exit\n");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p);
-  w.activate_task(0, 0, 10);
+  start_pe(w, p);
   const RunResult r = w.run(100);
   ASSERT_EQ(r.status, RunResult::Status::FAULT);
   EXPECT_EQ(r.fault->kind, emu::FaultKind::KERNEL_ERROR);

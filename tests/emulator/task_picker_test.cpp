@@ -27,8 +27,7 @@ TEST(TaskPicker, BlockedTaskStaysActivatedUntilUnblocked) {
                     order_task("t10", 0, "  activate 11\n  block 11\n  activate 12\n") + order_task("t11", 1) +
                     order_task("t12", 2, "  unblock 11\n"));
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p);
-  w.activate_task(0, 0, 10);
+  start_pe(w, p);
   run_ok(w);
   EXPECT_EQ(order(w, *p, 3), (std::vector<uint32_t>{1, 3, 2}));
 }
@@ -46,8 +45,7 @@ TEST(TaskPicker, LowestTaskIdWins) {
 TEST(TaskPicker, ActivationIsAFlagNotACounter) {
   auto p = assemble(kOrder + ".task t10, local, 10\n" + order_task("t10", 0));
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p);
-  w.activate_task(0, 0, 10);
+  start_pe(w, p);
   w.activate_task(0, 0, 10);
   run_ok(w);
   EXPECT_EQ(w.core_view(0, 0).stats.tasks_started, 1u);
@@ -136,9 +134,7 @@ TEST(TaskPicker, LocalTaskBeforeDataTaskOfHigherId) {
                     order_task("t10", 0, "  activate 12\n  nop\n  nop\n  nop\n  nop\n  nop\n  nop\n") +
                     order_task("t12", 1) + order_task("on20", 2));
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p);
-  w.set_route(0, 0, 20, route("W", "R"));
-  w.activate_task(0, 0, 10);
+  start_pe(w, p, {{20, "W", "R"}});
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(20, 1)));
   run_ok(w);
   EXPECT_EQ(order(w, *p, 3), (std::vector<uint32_t>{1, 2, 3}));
@@ -206,8 +202,7 @@ later:
   exit
 )");
   Wafer w(emu::arch_profile("wse3"), 1, 1);
-  w.load_program(0, 0, p);
-  w.activate_task(0, 0, 10);
+  start_pe(w, p);
   run_ok(w);
   EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "v"), 1)[0], 9u);
 }

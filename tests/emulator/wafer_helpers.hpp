@@ -1,10 +1,11 @@
-// Test helpers for driving a Wafer: assembling test programs, route shorthands and typed SRAM
-// reads.
+// Test helpers for driving a Wafer: assembling test programs, route shorthands, the start of a
+// single-PE test and typed SRAM reads.
 #pragma once
 
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -63,6 +64,21 @@ inline emu::DirectionMask dirs(std::string_view letters) {
 
 inline emu::ColorRoute route(std::string_view rx, std::string_view tx) {
   return emu::ColorRoute::simple(dirs(rx), dirs(tx));
+}
+
+// A route of a single-PE test: color, receive letters, transmit letters (see dirs()).
+struct PeRoute {
+  int color;
+  std::string_view rx, tx;
+};
+
+// How most single-PE tests begin: `program` at PE (0,0), `routes` set there, local task
+// `task` activated.
+inline void start_pe(emu::Wafer& w, std::shared_ptr<const isa::ObjectImage> program,
+                     std::initializer_list<PeRoute> routes = {}, int task = 10) {
+  w.load_program(0, 0, std::move(program));
+  for (const PeRoute& r : routes) w.set_route(0, 0, r.color, route(r.rx, r.tx));
+  w.activate_task(0, 0, task);
 }
 
 template <typename T>
