@@ -13,12 +13,6 @@ using emu::RunResult;
 using emu::Wafer;
 using emu::Wavelet;
 
-std::vector<uint32_t> drain(Wafer& w, int x, int y, Direction d) {
-  std::vector<uint32_t> out;
-  while (auto wl = w.pop_edge(x, y, d)) out.push_back(wl->payload);
-  return out;
-}
-
 TEST(Router, OneCyclePerHopAlongARow) {
   Wafer w(emu::arch_profile("wse2"), 4, 1);
   for (int x = 0; x < 4; ++x) w.set_route(x, 0, 3, route("W", "E"));

@@ -17,12 +17,6 @@ using emu::TraceKind;
 using emu::Wafer;
 using emu::Wavelet;
 
-std::vector<uint32_t> drain(Wafer& w, int x, int y, Direction d) {
-  std::vector<uint32_t> out;
-  while (auto wl = w.pop_edge(x, y, d)) out.push_back(wl->payload);
-  return out;
-}
-
 // A control wavelet whose commands are `c0` at the first router it passes, `c1` at the second...
 Wavelet commands(uint8_t color, RouterCommand c0, RouterCommand c1 = RouterCommand::NOP) {
   return control_wavelet(color, emu::make_control_payload({c0, c1, RouterCommand::NOP, RouterCommand::NOP}));

@@ -105,6 +105,13 @@ inline void push_all(emu::Wafer& w, int x, int y, Direction side, const std::vec
   ASSERT_EQ(next, in.size()) << "the edge port did not take every wavelet";
 }
 
+// Pops every wavelet waiting at the edge port; their payloads in order.
+inline std::vector<uint32_t> drain(emu::Wafer& w, int x, int y, Direction side) {
+  std::vector<uint32_t> out;
+  while (auto wavelet = w.pop_edge(x, y, side)) out.push_back(wavelet->payload);
+  return out;
+}
+
 inline emu::RunResult run_ok(emu::Wafer& w, uint64_t max_cycles = 100000) {
   emu::RunResult r = w.run(max_cycles);
   EXPECT_EQ(r.status, emu::RunResult::Status::QUIESCENT) << r.to_string();
