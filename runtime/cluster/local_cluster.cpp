@@ -261,20 +261,16 @@ void LocalCluster::kill_memoryx(uint32_t shard, int signal) {
   terminate(memoryx_.at(shard), signal, std::chrono::milliseconds(20000));
 }
 
-void LocalCluster::restart_memoryx(uint32_t shard) {
-  LocalNode& node = memoryx_.at(shard);
-  if (node.pid > 0) throw ClusterError("memoryx shard is still running");
-  launch(node);
-  wait_listening(node);
-}
+void LocalCluster::restart_memoryx(uint32_t shard) { restart(memoryx_.at(shard), "memoryx shard"); }
 
 void LocalCluster::kill_swarmx(size_t index, int signal) {
   terminate(swarmx_.at(index), signal, std::chrono::milliseconds(5000));
 }
 
-void LocalCluster::restart_swarmx(size_t index) {
-  LocalNode& node = swarmx_.at(index);
-  if (node.pid > 0) throw ClusterError("swarmx node is still running");
+void LocalCluster::restart_swarmx(size_t index) { restart(swarmx_.at(index), "swarmx node"); }
+
+void LocalCluster::restart(LocalNode& node, const char* what) {
+  if (node.pid > 0) throw ClusterError(std::string(what) + " is still running");
   launch(node);
   wait_listening(node);
 }

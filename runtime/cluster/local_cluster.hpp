@@ -91,6 +91,7 @@ class LocalCluster {
                           const std::vector<std::string>& extra_args) const;
   void launch(LocalNode& node);
   void wait_listening(LocalNode& node);
+  void restart(LocalNode& node, const char* what);  // `what` names it when it still runs
   void terminate(LocalNode& node, int signal, std::chrono::milliseconds grace);
 
   LocalClusterOptions options_;

@@ -7,6 +7,19 @@
 #include "runtime/cluster/tensor_codec.hpp"
 
 namespace wsemu::cluster {
+namespace {
+
+// The answer to a child that sends or asks about a step already acknowledged.
+pb::Envelope duplicate_ack(uint64_t tensor_id, uint64_t step) {
+  pb::Envelope envelope;
+  auto& ack = *envelope.mutable_gradient_ack();
+  ack.set_tensor_id(tensor_id);
+  ack.set_step(step);
+  ack.set_duplicate(true);
+  return envelope;
+}
+
+}  // namespace
 
 void SwarmXNode::handle_gradient(uint32_t rank, const pb::GradientData& data) {
   const pb::Chunk& chunk = data.chunk();
@@ -14,12 +27,7 @@ void SwarmXNode::handle_gradient(uint32_t rank, const pb::GradientData& data) {
   stats_.add("gradient_chunks_in", 1);
   stats_.add("gradient_bytes_in", chunk_payload_bytes(chunk));
   if (acked_.count(step_key)) {  // it missed the acknowledgement while away
-    pb::Envelope envelope;
-    auto& ack = *envelope.mutable_gradient_ack();
-    ack.set_tensor_id(chunk.tensor_id());
-    ack.set_step(chunk.step());
-    ack.set_duplicate(true);
-    children_.at(rank).connection->send(envelope);
+    children_.at(rank).connection->send(duplicate_ack(chunk.tensor_id(), chunk.step()));
     return;
   }
   auto retained = retained_.find(step_key);
@@ -152,12 +160,7 @@ void SwarmXNode::query_upstream(uint64_t tensor_id, uint64_t step) {
 void SwarmXNode::handle_child_query(uint32_t rank, const pb::GradientQuery& query) {
   const StepKey key{query.tensor_id(), query.step()};
   if (acked_.count(key)) {
-    pb::Envelope envelope;
-    auto& ack = *envelope.mutable_gradient_ack();
-    ack.set_tensor_id(query.tensor_id());
-    ack.set_step(query.step());
-    ack.set_duplicate(true);
-    children_.at(rank).connection->send(envelope);
+    children_.at(rank).connection->send(duplicate_ack(query.tensor_id(), query.step()));
     return;
   }
   if (!queried_.count(key)) query_upstream(query.tensor_id(), query.step());
