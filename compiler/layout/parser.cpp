@@ -388,10 +388,8 @@ RouteAst Parser::route(const Token& kw, const std::vector<SharedExpr>& condition
 ExportSymbolAst Parser::export_symbol(const Token& kw) {
   ExportSymbolAst s;
   s.loc = kw.loc;
-  const ExportNames names =
-      export_names("the symbol's host name (export symbol NAME : f32[N])", "the program's symbol name after '='");
-  s.name_loc = names.host_loc, s.host_name = names.host;
-  s.program_name_loc = names.program_loc, s.program_symbol = names.program;
+  export_names("the symbol's host name (export symbol NAME : f32[N])", "the program's symbol name after '='",
+               {s.name_loc, s.host_name, s.program_name_loc, s.program_symbol});
   expect_punct(":", "before the element type (export symbol NAME : f32[N])");
   const Token& type = expect_ident("an element type (f32, f16, i32, u32, i16 or u16)");
   s.type_loc = type.loc;
@@ -429,22 +427,20 @@ ExportSymbolAst Parser::export_symbol(const Token& kw) {
 ExportFunctionAst Parser::export_function(const Token& kw) {
   ExportFunctionAst f;
   f.loc = kw.loc;
-  const ExportNames names =
-      export_names("the function's host name (export function NAME)", "the program's function name after '='");
-  f.name_loc = names.host_loc, f.host_name = names.host;
-  f.program_name_loc = names.program_loc, f.program_function = names.program;
+  export_names("the function's host name (export function NAME)", "the program's function name after '='",
+               {f.name_loc, f.host_name, f.program_name_loc, f.program_function});
   return f;
 }
 
-Parser::ExportNames Parser::export_names(std::string_view host_what, std::string_view program_what) {
+void Parser::export_names(std::string_view host_what, std::string_view program_what, ExportNames names) {
   const Token& host = expect_ident(host_what);
-  ExportNames names{host.loc, host.text, host.loc, host.text};
+  names.host_loc = names.program_loc = host.loc;
+  names.host = names.program = host.text;
   if (accept_punct("=")) {
     const Token& program = expect_ident(program_what);
     names.program_loc = program.loc;
     names.program = program.text;
   }
-  return names;
 }
 
 ExprPtr Parser::expression() {

@@ -112,15 +112,15 @@ class Parser {
   RouteAst route(const Token& kw, const std::vector<SharedExpr>& conditions);
   ExportSymbolAst export_symbol(const Token& kw);
   ExportFunctionAst export_function(const Token& kw);
-  // `HOST [= PROGRAM]` of an export: the names and where they stand (the program's name is the
-  // host's when there is no '=').
+  // `HOST [= PROGRAM]` of an export, into the AST's fields (the program's name is the host's
+  // when there is no '=').
   struct ExportNames {
-    Loc host_loc;
-    std::string host;
-    Loc program_loc;
-    std::string program;
+    Loc& host_loc;
+    std::string& host;
+    Loc& program_loc;
+    std::string& program;
   };
-  ExportNames export_names(std::string_view host_what, std::string_view program_what);
+  void export_names(std::string_view host_what, std::string_view program_what, ExportNames names);
 
   // ---- include (parser_include.cpp) ---------------------------------------------------
   void include(const Token& kw, std::span<const std::string_view> keywords,
