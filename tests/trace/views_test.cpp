@@ -14,14 +14,7 @@
 #include "inspect/trace/trace_writer.hpp"
 #include "tests/trace/trace_test_support.hpp"
 
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wunused-function"
-#define STB_IMAGE_IMPLEMENTATION
-#define STB_IMAGE_STATIC
-#include <stb/stb_image.h>
-#pragma GCC diagnostic pop
+#include "tests/stb_image_read.hpp"
 
 namespace wsemu::testing {
 namespace {
