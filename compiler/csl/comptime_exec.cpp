@@ -112,7 +112,6 @@ Flow Compiler::exec_block(const std::vector<StmtPtr>& body, Ctx& ctx, Value* ret
 void Compiler::declare_var(const Stmt& s, Ctx& ctx) {
   for (Scope* sc = ctx.scope; sc; sc = sc->parent)
     if (sc->names.count(s.name)) fail(s.span, "'" + s.name + "' shadows a local of the same name");
-  if (ctx.mod && ctx.mod->decls.count(s.name)) fail(s.span, "local '" + s.name + "' shadows a declaration of the file");
   Binding b;
   if (!s.value) fail(s.span, "a comptime local needs an initial value");
   b.value = eval_comptime(*s.value, ctx, "the value of '" + s.name + "'");

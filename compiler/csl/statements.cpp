@@ -146,7 +146,6 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
     case StmtKind::VAR: {
       if (s.decl_kind == "param") fail(s.span, "'param' is only allowed at the top level of a file");
       if (find_binding(ctx, s.name)) fail(s.span, "'" + s.name + "' shadows a local of the same name");
-      if (ctx.mod->decls.count(s.name)) fail(s.span, "local '" + s.name + "' shadows a declaration of the file");
       TypeRef t = s.type ? eval_type(*s.type, ctx) : nullptr;
       Value init;
       init.k = Value::K::UNDEFINED;

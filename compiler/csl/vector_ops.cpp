@@ -80,8 +80,33 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
   };
   std::vector<std::string> ops;
   std::vector<std::pair<size_t, Value>> comptime_dsds;
+  // A scalar destination `&x` (`@fadds(&sum, sum, dsd)`): the op runs into a register holding x,
+  // which a source naming x shares, so that it accumulates over the elements (the ISA's register
+  // reduction); x is stored back after the op.
+  GlobalVar* scalar_dst = nullptr;
+  int scalar_reg = -1;
   for (size_t i = 0; i < operands.size(); ++i) {
     Value v = eval(*operands[i], ctx);
+    if (i == 0 && v.k == Value::K::POINTER && v.global && v.global->type->kind != TK::ARRAY) {
+      const TypeRef& t = v.global->type;
+      const int bits = width(0);
+      if (async_option) fail(operands[i]->span, "unsupported: an asynchronous @" + n + " into a scalar");
+      if (t->byte_size() * 8 != bits || (t->kind == TK::FLOAT) != (fp32 || fp16))
+        fail(operands[i]->span, "the scalar destination of @" + n + " must be a " + std::to_string(bits) + "-bit " +
+                                    (fp32 || fp16 ? "float" : "integer") + ", not " + t->str());
+      Value x;
+      x.k = Value::K::GLOBAL;
+      x.global = v.global;
+      x.type = t;
+      scalar_dst = v.global;
+      scalar_reg = value_reg(*this, rvalue(x, operands[i]->span, ctx), t, operands[i]->span, ctx);
+      ops.push_back(reg(scalar_reg));
+      continue;
+    }
+    if (scalar_dst && v.k == Value::K::GLOBAL && v.global == scalar_dst) {
+      ops.push_back(reg(scalar_reg));
+      continue;
+    }
     if (v.k == Value::K::DSD && v.dsd && (v.dsd->kind == "fabin_dsd" || v.dsd->kind == "fabout_dsd") &&
         v.dsd->elem_bits != width(i)) {
       auto d = std::make_shared<DsdValue>(*v.dsd);
@@ -201,6 +226,15 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
                      " (1..64 pushes); use a memory DSD source");
   for (int64_t k = 1; scalars_to_host && k < d2h_extent; ++k) emit(ctx, line + suffix, e.span);
   emit(ctx, line + suffix, e.span);
+  if (scalar_dst) {
+    std::string where = scalar_dst->asm_name;
+    if (ctx.gen->p->far_data) {
+      const int a = alloc_temp(ctx, e.span);
+      emit(ctx, "li " + reg(a) + ", " + where, e.span);
+      where = reg(a);
+    }
+    emit(ctx, std::string(scalar_dst->type->byte_size() == 4 ? "st32 [" : "st16 [") + where + "], " + reg(scalar_reg), e.span);
+  }
 }
 
 }  // namespace wsemu::compiler::csl

@@ -2,6 +2,7 @@
 // least-used as descriptor images in memory, loads them with dsdld where used and stores a
 // changed one back with dsdst; the program's results, worked out here from its formula, are the
 // same as if every DSD had its register.
+#include <algorithm>
 #include <bit>
 
 #include "compiler/csl/cslc.hpp"
@@ -55,7 +56,8 @@ TEST(CslDsdsInMemory, FortyDsdVariablesGiveTheResultsOfTheirFormula) {
 }
 
 // @map over DSD variables (tests/compiler/programs/map_var): the element count, base and stride
-// come from the descriptor registers at run time; the reference is the program's formula.
+// come from the descriptor registers at run time; vector ops into a scalar (&x) reduce; a local
+// may shadow a global. The reference is the program's formula.
 TEST(CslMapOverDsdVariables, BaseLengthAndStrideSetAtRunTime) {
   const int n = 3;
   std::vector<float> x(8), y(8);
@@ -69,6 +71,12 @@ TEST(CslMapOverDsdVariables, BaseLengthAndStrideSetAtRunTime) {
     dot = dot + x[size_t(i)] * y[size_t(2 * i)];
     out[size_t(i)] = (x[size_t(i)] * 3.0f + y[size_t(2 * i)]) + x[size_t(i)];
   }
+  float peak = -100.0f, local_max = -1000.0f;
+  for (int i = 0; i < n; ++i) {
+    peak = peak + out[size_t(i)];
+    local_max = std::max(local_max, out[size_t(i)]);
+  }
+  out[7] = 2.5f;  // a local named x
   auto bits = [](const std::vector<float>& v) {
     std::vector<uint32_t> w;
     for (float f : v) w.push_back(std::bit_cast<uint32_t>(f));
@@ -91,6 +99,10 @@ TEST(CslMapOverDsdVariables, BaseLengthAndStrideSetAtRunTime) {
     EXPECT_EQ(got_out, bits(out));
     EXPECT_EQ(std::bit_cast<float>(got_sums[0]), dot);
     EXPECT_EQ(std::bit_cast<float>(got_sums[1]), 7.0f) << "a map over a DSD variable of length 0 ran";
+    std::vector<uint32_t> got_red(2);
+    rt.memcpy_d2h(got_red, "red", 0, 0, 1, 1, 2);
+    EXPECT_EQ(std::bit_cast<float>(got_red[0]), local_max) << "@fmaxs into a local";
+    EXPECT_EQ(std::bit_cast<float>(got_red[1]), peak) << "@fadds into a global";
   }
 }
 

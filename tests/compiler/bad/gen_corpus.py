@@ -58,7 +58,7 @@ cases = {
 "pe_task_id_range": ("out of range", True, "task t() void { }\ncomptime {\n  @bind_local_task(t, @get_local_task_id(@@40));\n}\n"),
 "pe_call_task": ("cannot be called", True, "task t() void { }\nfn f() void {\n  @@t();\n}\ncomptime { @export_symbol(f); }\n"),
 "pe_missing_param": ("param 'M' of pe_missing_param.csl has no value", True, "param M: i16;\nvar a: [@@M]f32;\n"),
-"pe_shadowing": ("shadows a declaration", True, "var a: i16 = 0;\nfn f() void {\n  @@var a: i16 = 1;\n}\ncomptime { @export_symbol(f); }\n"),
+"pe_shadowing": ("'a' shadows a local of the same name", True, "var a: i16 = 0;\nfn f() void {\n  var a: i16 = 1;\n  {\n    @@var a: i16 = 2;\n  }\n}\ncomptime { @export_symbol(f); }\n"),
 "pe_break_outside_loop": ("'break' outside a loop", True, "fn f() void {\n  @@break;\n}\ncomptime { @export_symbol(f); }\n"),
 "pe_return_value_void": ("returns void", True, "fn f() void {\n  return @@1;\n}\ncomptime { @export_symbol(f); }\n"),
 "pe_comptime_overflow": ("does not fit in i16", True, "const x: i16 = @@40000;\nvar a: [4]f32;\n"),
@@ -77,6 +77,8 @@ cases = {
    "}\ncomptime { @export_symbol(f); }\n"),
 "pe_map_over_dsr": ("unsupported: @map over a DSD register of @get_dsr", True,
    "const r = @get_dsr(dsr_dest, 1);\nfn f(v: f32) void { }\nfn g() void {\n  @map(f, @@r);\n}\ncomptime { @export_symbol(g); }\n"),
+"pe_scalar_destination_type": ("the scalar destination of @fadds must be a 32-bit float, not i16", True,
+   "var a: [4]f32;\nvar s: i16 = 0;\nconst d = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{4} -> a[i] });\nfn f() void {\n  @fadds(@@&s, s, d);\n}\ncomptime { @export_symbol(f); }\n"),
 }
 import_cases = {
 "import_error_in_module": ("use of undeclared identifier 'nothing'", "import_error_lib.csl",
