@@ -19,19 +19,22 @@ namespace {
 
 using trace::TraceError;
 
+// Passes the wafer's events to the writer and keeps a copy of each, as the sink saw them.
+struct Tee : emu::EventSink {
+  trace::TraceWriter* writer = nullptr;
+  std::vector<emu::TraceEvent> all;
+  void on_events(std::span<const emu::TraceEvent> events) override {
+    all.insert(all.end(), events.begin(), events.end());
+    writer->on_events(events);
+  }
+};
+
 class TraceFormat : public ScratchDir {
  protected:
   // Runs the golden kernel with the options, returns every event the wafer produced (as the
   // sink saw them) so that the file can be compared with an independent record.
   std::vector<emu::TraceEvent> record(const std::string& file, trace::TraceWriterOptions options) {
-    struct Tee : emu::EventSink {
-      trace::TraceWriter* writer;
-      std::vector<emu::TraceEvent> all;
-      void on_events(std::span<const emu::TraceEvent> events) override {
-        all.insert(all.end(), events.begin(), events.end());
-        writer->on_events(events);
-      }
-    } tee;
+    Tee tee;
     auto wafer = two_pe_send_wafer();
     trace::TraceWriter writer(file, *wafer, options);
     tee.writer = &writer;
@@ -90,14 +93,7 @@ TEST_F(TraceFormat, EveryEventRoundTripsThroughSmallChunks) {
   trace::TraceWriterOptions o;
   o.chunk_bytes = 1024;  // the minimum: forces many EVTS chunks for a longer run
   // A longer run: the same kernel, traced while the host activates `main` again and again.
-  struct Tee : emu::EventSink {
-    trace::TraceWriter* writer;
-    std::vector<emu::TraceEvent> all;
-    void on_events(std::span<const emu::TraceEvent> events) override {
-      all.insert(all.end(), events.begin(), events.end());
-      writer->on_events(events);
-    }
-  } tee;
+  Tee tee;
   auto wafer = two_pe_send_wafer();
   trace::TraceWriter writer(path("long.wstrace"), *wafer, o);
   tee.writer = &writer;

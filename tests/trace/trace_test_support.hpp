@@ -73,10 +73,11 @@ inline emu::RunResult record_run(emu::Wafer& wafer, const std::string& file, uin
 }
 
 // The golden kernel: PE(0,0) runs sender.wsa (task `main`, id 10, activated by the host),
-// PE(1,0) runs accumulator.wsa; color 4 goes from P0.0's ramp east into P1.0's ramp.
-inline std::unique_ptr<emu::Wafer> two_pe_send_wafer() {
+// PE(1,0) runs accumulator.wsa; color 4 goes from P0.0's ramp east into P1.0's ramp. Another
+// `sender` (burst.wsa) runs in the same place.
+inline std::unique_ptr<emu::Wafer> two_pe_send_wafer(const std::string& sender = "sender.wsa") {
   auto w = std::make_unique<emu::Wafer>(emu::arch_profile("wse2"), 2, 1);
-  w->load_program(0, 0, assemble_kernel("sender.wsa"));
+  w->load_program(0, 0, assemble_kernel(sender));
   w->load_program(1, 0, assemble_kernel("accumulator.wsa"));
   w->set_route(0, 0, 4, route("R", "E"));
   w->set_route(1, 0, 4, route("W", "R"));

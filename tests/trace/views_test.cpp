@@ -141,12 +141,7 @@ TEST_F(TraceViews, HeatmapPngDecodesWithTheDocumentedSize) {
 // by link, the same backpressure and contention cycles as the wafer's own counters (the STAT
 // chunk), which the emulator keeps independently of any trace.
 TEST_F(TraceViews, LinkStallEventsGiveTheWafersBackpressureCounts) {
-  auto wafer = std::make_unique<emu::Wafer>(emu::arch_profile("wse2"), 2, 1);
-  wafer->load_program(0, 0, assemble_kernel("burst.wsa"));
-  wafer->load_program(1, 0, assemble_kernel("accumulator.wsa"));
-  wafer->set_route(0, 0, 4, route("R", "E"));
-  wafer->set_route(1, 0, 4, route("W", "R"));
-  wafer->activate_task(0, 0, 10);
+  auto wafer = two_pe_send_wafer("burst.wsa");
   const std::string file = path("burst.wstrace");
   const emu::RunResult r = record_run(*wafer, file);
   ASSERT_EQ(r.status, emu::RunResult::Status::QUIESCENT) << r.to_string();
