@@ -104,9 +104,7 @@ TEST(ClusterFaults, KillingSwarmXNodesAndRestartingThemLosesNothing) {
 
 TEST(ClusterFaults, MemoryXRestartsFromItsStoreWithIdenticalState) {
   Watchdog watchdog(std::chrono::seconds(60), "memoryx restart");
-  ReferenceOptimizer optimizer;
-  optimizer.kind = "adam";
-  optimizer.lr = 0.01f;
+  const ReferenceOptimizer optimizer{.kind = "adam", .lr = 0.01f};
   const SyntheticModel model = SyntheticModel::small(23);
   auto options = cluster_options(1, 1, optimizer);
   options.memoryx_args.insert(options.memoryx_args.end(),

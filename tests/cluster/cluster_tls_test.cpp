@@ -73,9 +73,7 @@ LocalClusterOptions tls_cluster(const TestPki& pki, const ReferenceOptimizer& op
 TEST(ClusterTls, ATlsClusterTrainsBitIdenticallyToTheReference) {
   Watchdog watchdog(std::chrono::seconds(90), "TLS cluster run");
   const TestPki pki;
-  ReferenceOptimizer optimizer;
-  optimizer.kind = "adam";
-  optimizer.lr = 0.01f;
+  const ReferenceOptimizer optimizer{.kind = "adam", .lr = 0.01f};
   const SyntheticModel model = SyntheticModel::small(31);
   LocalCluster cluster(tls_cluster(pki, optimizer));
   cluster.start();

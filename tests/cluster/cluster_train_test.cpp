@@ -35,10 +35,7 @@ TEST(ClusterTrain, TwoLevelTreeOfFourLeavesMatchesTheReferenceBitForBit) {
 
 TEST(ClusterTrain, RandomOrderAndDelaysStillGiveIdenticalWeights) {
   Watchdog watchdog(std::chrono::seconds(90), "reordering run");
-  ReferenceOptimizer optimizer;
-  optimizer.kind = "adam";
-  optimizer.lr = 0.005f;
-  optimizer.weight_decay = 0.01f;
+  const ReferenceOptimizer optimizer{.kind = "adam", .lr = 0.005f, .weight_decay = 0.01f};
   const SyntheticModel model = SyntheticModel::small(12);
   LocalCluster cluster(cluster_options(4, 2, optimizer));
   cluster.start();
@@ -58,9 +55,7 @@ TEST(ClusterTrain, RandomOrderAndDelaysStillGiveIdenticalWeights) {
 
 TEST(ClusterTrain, SparseAndDenseStreamsGiveTheSameWeightsWhenTheDroppedValuesAreZero) {
   Watchdog watchdog(std::chrono::seconds(90), "sparse vs dense runs");
-  ReferenceOptimizer optimizer;
-  optimizer.kind = "momentum";
-  optimizer.lr = 0.05f;
+  const ReferenceOptimizer optimizer{.kind = "momentum", .lr = 0.05f};
   SyntheticModel model = SyntheticModel::small(13, 0.7);
   model.multiplicative = true;  // zero weights get zero gradients and stay zero
   constexpr uint64_t kSparseSteps = 20;
@@ -96,9 +91,7 @@ TEST(ClusterTrain, SparseAndDenseStreamsGiveTheSameWeightsWhenTheDroppedValuesAr
 
 TEST(ClusterTrain, TwoMemoryXShardsSplitTheTensorsAndMatchTheReference) {
   Watchdog watchdog(std::chrono::seconds(90), "sharded run");
-  ReferenceOptimizer optimizer;
-  optimizer.kind = "sgd";
-  optimizer.lr = 0.1f;
+  const ReferenceOptimizer optimizer{.kind = "sgd", .lr = 0.1f};
   const SyntheticModel model = SyntheticModel::small(14);
   auto options = cluster_options(2, 4, optimizer);
   options.shards = 2;
