@@ -639,6 +639,12 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
           else emit(ctx, k + " " + std::to_string(id), e.span);
           continue;
         }
+        if (k == "ut_id") {  // the microthread of the asynchronous op that will run on the DSR
+          if (v.k != K::UT_ID) fail(e.args[2]->span, ".ut_id needs a microthread id (@get_ut_id)");
+          if (!is_async) fail(e.args[2]->span, ".ut_id of @load_to_dsr needs .async = true");
+          ctx.gen->dsr_ut[r.s] = v.i;
+          continue;
+        }
         fail(e.args[2]->span, "unsupported: option ." + k + " of @load_to_dsr");
       }
     }

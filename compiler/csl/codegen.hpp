@@ -42,6 +42,7 @@ struct FnGen {
   // @load_to_dsr(dsr, dsd, .{ .async = true, .activate / .unblock = t }): the completion action
   // (", activate=ID") of the next asynchronous vector op of this function that uses the DSR.
   std::map<std::string, std::string> dsr_on_done;
+  std::map<std::string, int64_t> dsr_ut;  // and its microthread (@load_to_dsr .ut_id)
 };
 
 // The names `&name` is applied to anywhere in these statements.

@@ -206,13 +206,21 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     if (is_async && ctx.gen->p->arch == "wse3" && implied >= 0 && suffix.find("ut=") == std::string::npos)
       suffix = ", ut=" + std::to_string(implied) + suffix;
   }
-  // A completion action given when one of the DSRs was loaded (@load_to_dsr .async).
-  if (is_async && suffix.find("activate=") == std::string::npos && suffix.find("unblock=") == std::string::npos) {
+  // A completion action and a microthread given when one of the DSRs was loaded (@load_to_dsr
+  // .async, .ut_id); the op's own options win.
+  if (is_async) {
     for (const std::string& o : ops) {
       auto it = ctx.gen->dsr_on_done.find(o);
-      if (it == ctx.gen->dsr_on_done.end()) continue;
-      suffix += it->second;
-      ctx.gen->dsr_on_done.erase(it);
+      auto ut = ctx.gen->dsr_ut.find(o);
+      if (it == ctx.gen->dsr_on_done.end() && ut == ctx.gen->dsr_ut.end()) continue;
+      if (ut != ctx.gen->dsr_ut.end()) {
+        if (suffix.find("ut=") == std::string::npos) suffix = ", ut=" + std::to_string(ut->second) + suffix;
+        ctx.gen->dsr_ut.erase(ut);
+      }
+      if (it != ctx.gen->dsr_on_done.end()) {
+        if (suffix.find("activate=") == std::string::npos && suffix.find("unblock=") == std::string::npos) suffix += it->second;
+        ctx.gen->dsr_on_done.erase(it);
+      }
       break;
     }
   }

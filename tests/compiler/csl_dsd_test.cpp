@@ -106,5 +106,27 @@ TEST(CslMapOverDsdVariables, BaseLengthAndStrideSetAtRunTime) {
   }
 }
 
+// @load_to_dsr's .ut_id and .activate go to the async op on the DSR (tests/compiler/programs/
+// dsr_ut, wse3): it runs on microthread 4 and its completion runs the task, worked by hand.
+TEST(CslLoadToDsr, MicrothreadAndActivationOfTheOpOnTheDsr) {
+  auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/dsr_ut/layout.csl", {}, "wse3", {3, 3, 1, 1},
+                              "wsemu-csl-dsr-ut-wse3");
+  ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+  EXPECT_NE(r.programs.at("pe_0.wsa").find(".async dsd0, dsd1, ut=4, activate=12"), std::string::npos) << r.programs.at("pe_0.wsa");
+  const std::vector<float> src = {1.5f, -2.0f, 3.0f, 41.0f};
+  std::vector<uint32_t> in;
+  for (float v : src) in.push_back(std::bit_cast<uint32_t>(v));
+  SdkRuntime rt(*r.executable);
+  rt.load();
+  rt.memcpy_h2d("src", in, 0, 0, 1, 1, 4);
+  rt.launch("run");
+  rt.run_until_quiescent();
+  std::vector<uint32_t> dst(4), done(1);
+  rt.memcpy_d2h(dst, "dst", 0, 0, 1, 1, 4);
+  rt.memcpy_d2h(done, "done", 0, 0, 1, 1, 1);
+  EXPECT_EQ(dst, in);
+  EXPECT_EQ(done[0], 42u);
+}
+
 }  // namespace
 }  // namespace wsemu::testing
