@@ -28,8 +28,23 @@ class ChannelTokens {
     if (rate_)
       for (double& t : tokens_) t = std::min(cap_, t + *rate_);
   }
+  // `times` refills, stopping once every bucket is full (further refills change nothing).
+  void refill(uint64_t times) {
+    for (uint64_t i = 0; i < times && rate_ && !full(); ++i) refill();
+  }
+  // Refills until `channel` may move a wavelet (0: it may now; UINT64_MAX: never).
+  uint64_t refills_until_available(int channel) const {
+    if (available(channel)) return 0;
+    if (*rate_ <= 0.0) return UINT64_MAX;
+    uint64_t n = 0;
+    for (double t = tokens_[size_t(channel)]; t < 1.0; t = std::min(cap_, t + *rate_)) ++n;
+    return n;
+  }
 
  private:
+  bool full() const {
+    return std::all_of(tokens_.begin(), tokens_.end(), [this](double t) { return t >= cap_; });
+  }
   std::optional<double> rate_;
   double cap_;
   std::vector<double> tokens_;
@@ -160,6 +175,42 @@ EdgePumpResult pump_edges(emu::Wafer& wafer, std::vector<EdgeLane>& lanes, const
     }
     tokens_in.refill();
     tokens_out.refill();
+    // The turns from here on in which nothing can move (no lane's wavelet arrives, has tokens
+    // and room, no output waits with tokens) and no probe is due would each only step the
+    // wafer: run them in one call that stops after any edge traffic (a slot freed, a wavelet
+    // out), with the same counts (waited cycles, quiet, tokens, the round robin) as stepping.
+    const uint64_t next = wafer.cycle();
+    uint64_t quiet_turns = next < options.cycle_limit ? options.cycle_limit - next : 0;
+    bool starving_next = false;
+    for (const EdgeLane& lane : lanes) {
+      if (lane.inputs_pending()) {
+        if (!lane.arrival.empty() && lane.arrival[lane.sent] > next) {
+          starving_next = true;
+          quiet_turns = std::min(quiet_turns, lane.arrival[lane.sent] - next);
+        } else if (!tokens_in.available(lane.channel)) {
+          quiet_turns = std::min(quiet_turns, tokens_in.refills_until_available(lane.channel));
+        } else if (wafer.edge_input_space(lane.in.x, lane.in.y, lane.in.side, lane.send[lane.sent].color) > 0) {
+          quiet_turns = 0;
+        }
+      }
+      if (lane.out && (policy.take_beyond_expect || lane.outputs_pending()) &&
+          wafer.edge_output_count(lane.out->x, lane.out->y, lane.out->side) > 0)
+        quiet_turns = std::min(quiet_turns, tokens_out.refills_until_available(lane.channel));
+    }
+    if (!starving_next) quiet_turns = std::min(quiet_turns, quiet + 1 < kStallProbeCycles ? kStallProbeCycles - 1 - quiet : 0);
+    if (quiet_turns > 0 && pending()) {
+      emu::RunStops stops;
+      stops.on_edge_traffic = true;
+      stops.on_idle = false;  // stepping would not stop either: the pump acts again after these turns
+      const emu::RunResult r = wafer.run(quiet_turns, stops);
+      throw_if_failed(r, what, false);
+      if (starving_next) result.waited_cycles += r.cycles_run;
+      quiet += r.cycles_run;
+      turn = (turn + r.cycles_run) % std::max<size_t>(1, lanes.size());
+      tokens_in.refill(r.cycles_run);
+      tokens_out.refill(r.cycles_run);
+      if (all_sent()) check_silent_ports(wafer, lanes, what);
+    }
   }
   return result;
 }

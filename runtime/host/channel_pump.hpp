@@ -100,7 +100,9 @@ inline constexpr uint64_t kStallProbeCycles = 256;
 
 // Moves the lanes' traffic until nothing is pending; the lanes record what moved, also when
 // it throws. When no lane has an output port and every lane waits for its next arrival, the
-// pump runs up to that arrival in one Wafer::run call (what stepping would do, only faster).
+// pump runs up to that arrival in one Wafer::run call (what stepping would do, only faster);
+// likewise the turns in which no lane can move and no probe is due run in one Wafer::run that
+// stops after any edge traffic (emu::RunStops), with the counts of stepping cycle by cycle.
 EdgePumpResult pump_edges(emu::Wafer& wafer, std::vector<EdgeLane>& lanes, const EdgePumpOptions& options);
 
 // Throws (FAULT) when a lane's silent port holds a wavelet.
