@@ -387,9 +387,8 @@ RouteAst Parser::route(const Token& kw, const std::vector<SharedExpr>& condition
 
 ExportSymbolAst Parser::export_symbol(const Token& kw) {
   ExportSymbolAst s;
-  s.loc = kw.loc;
-  export_names("the symbol's host name (export symbol NAME : f32[N])", "the program's symbol name after '='",
-               {s.name_loc, s.host_name, s.program_name_loc, s.program_symbol});
+  export_names(kw, "the symbol's host name (export symbol NAME : f32[N])", "the program's symbol name after '='",
+               {s.loc, s.name_loc, s.host_name, s.program_name_loc, s.program_symbol});
   expect_punct(":", "before the element type (export symbol NAME : f32[N])");
   const Token& type = expect_ident("an element type (f32, f16, i32, u32, i16 or u16)");
   s.type_loc = type.loc;
@@ -426,13 +425,14 @@ ExportSymbolAst Parser::export_symbol(const Token& kw) {
 
 ExportFunctionAst Parser::export_function(const Token& kw) {
   ExportFunctionAst f;
-  f.loc = kw.loc;
-  export_names("the function's host name (export function NAME)", "the program's function name after '='",
-               {f.name_loc, f.host_name, f.program_name_loc, f.program_function});
+  export_names(kw, "the function's host name (export function NAME)", "the program's function name after '='",
+               {f.loc, f.name_loc, f.host_name, f.program_name_loc, f.program_function});
   return f;
 }
 
-void Parser::export_names(std::string_view host_what, std::string_view program_what, ExportNames names) {
+void Parser::export_names(const Token& kw, std::string_view host_what, std::string_view program_what,
+                          ExportNames names) {
+  names.loc = kw.loc;
   const Token& host = expect_ident(host_what);
   names.host_loc = names.program_loc = host.loc;
   names.host = names.program = host.text;

@@ -112,15 +112,16 @@ class Parser {
   RouteAst route(const Token& kw, const std::vector<SharedExpr>& conditions);
   ExportSymbolAst export_symbol(const Token& kw);
   ExportFunctionAst export_function(const Token& kw);
-  // `HOST [= PROGRAM]` of an export, into the AST's fields (the program's name is the host's
+  // `export KIND HOST [= PROGRAM]`, into the AST's fields (the program's name is the host's
   // when there is no '=').
   struct ExportNames {
+    Loc& loc;  // of the `export` keyword
     Loc& host_loc;
     std::string& host;
     Loc& program_loc;
     std::string& program;
   };
-  void export_names(std::string_view host_what, std::string_view program_what, ExportNames names);
+  void export_names(const Token& kw, std::string_view host_what, std::string_view program_what, ExportNames names);
 
   // ---- include (parser_include.cpp) ---------------------------------------------------
   void include(const Token& kw, std::span<const std::string_view> keywords,
