@@ -96,15 +96,9 @@ class Linker {
     isa::AssembleResult result = isa::assemble_file(rect.program_path, options);
     int index = -1;
     if (!result.object) {
-      for (const isa::Diagnostic& d : result.errors) {
-        Diagnostic out;
-        out.file = d.file;
-        out.line = d.line;
-        out.col = d.col;
-        out.message = d.message;
-        out.source_line = d.source_line;
-        diags_.push_back(std::move(out));
-      }
+      for (const isa::Diagnostic& d : result.errors)
+        diags_.push_back({.file = d.file, .line = d.line, .col = d.col, .message = d.message, .source_line = d.source_line,
+                          .included_from = {}});
       if (result.errors.empty()) error(rect.program->path_loc, "the assembler failed without saying why");
       failed_ = true;
       uint32_t first = rect.param_set_first_pe[set];
@@ -259,12 +253,7 @@ class Linker {
     }
     std::vector<uint32_t> route_sets;
     for (const auto& key : rect.route_keys) route_sets.push_back(route_set_index(key));
-    Rect out;
-    out.name = rect.name;
-    out.x = rect.x;
-    out.y = rect.y;
-    out.width = rect.width;
-    out.height = rect.height;
+    Rect out{.name = rect.name, .x = rect.x, .y = rect.y, .width = rect.width, .height = rect.height, .runs = {}};
     // Configurations are few (distinct parameter sets x distinct route keys); cache per pair.
     std::unordered_map<uint64_t, uint32_t> cache;
     const size_t n = static_cast<size_t>(rect.width) * rect.height;
