@@ -70,7 +70,7 @@ Value Compiler::make_dsd(const Expr& e, Ctx& ctx) {
     } else if (f == "control") {
       d->control = to_bool(eval_comptime(x, ctx, ".control"), x.span, ".control");
     } else if (f == "wavelet_index_offset") {
-      fail(x.span, "unsupported: .wavelet_index_offset of @get_dsd");
+      d->index_offset = to_bool(eval_comptime(x, ctx, ".wavelet_index_offset"), x.span, ".wavelet_index_offset");
     } else if (f == "advance_switch") {
       d->advance_switch = to_bool(eval_comptime(x, ctx, ".advance_switch"), x.span, ".advance_switch");
     } else if (f == "index") {

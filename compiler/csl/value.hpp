@@ -73,6 +73,7 @@ struct DsdValue {
   int64_t wavelet_index = -1;
   bool advance_switch = false;
   std::string on_control;  // fabin: "" or "terminate"
+  bool index_offset = false;  // .wavelet_index_offset: an op's .index moves the base by that many elements
   Span span;               // of the @get_dsd, for errors found when the program is written
   std::string key() const;  // identity, to share one template register between equal DSDs
 };

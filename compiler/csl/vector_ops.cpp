@@ -1,5 +1,7 @@
 // DSD operands and the vector builtins (@fmacs, @fmovs, @mov16, ...): one instruction each, with
 // their .async / .activate / .unblock / .ut_id options (see compiler/README.md, DSDs).
+#include <algorithm>
+
 #include "compiler/csl/codegen.hpp"
 
 namespace wsemu::compiler::csl {
@@ -35,6 +37,29 @@ int64_t Compiler::completion_task_id(const Value& v, const std::string& what, Sp
   fail(at, what + " needs a task id (or a bound task)");
 }
 
+namespace {
+
+// The comptime options of a vector op; `.index = v` (a wavelet's index, often a data task's
+// run-time parameter) is left out and its expression returned in `index`.
+Value comptime_options(Compiler& c, const Expr& options, const std::string& op, Ctx& ctx, const Expr** index) {
+  *index = nullptr;
+  if (options.kind != ExprKind::ANON_STRUCT) return c.eval_comptime(options, ctx, "the options of @" + op);
+  Value o;
+  o.k = Value::K::STRUCT;
+  o.st = std::make_shared<StructValue>();
+  for (size_t i = 0; i < options.names.size() && i < options.args.size(); ++i) {
+    if (options.names[i] == "index") {
+      *index = options.args[i].get();
+      continue;
+    }
+    o.st->names.push_back(options.names[i]);
+    o.st->values.push_back(c.eval_comptime(*options.args[i], ctx, "option ." + options.names[i] + " of @" + op));
+  }
+  return o;
+}
+
+}  // namespace
+
 void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
   const std::string& n = e.text;
   std::vector<const Expr*> operands;
@@ -57,8 +82,9 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     operands.pop_back();
   }
   bool async_option = false;
+  const Expr* index_expr = nullptr;  // .index: moves the base of a DSD with .wavelet_index_offset
   if (options) {
-    const Value o = eval_comptime(*options, ctx, "the options of @" + n);
+    const Value o = comptime_options(*this, *options, n, ctx, &index_expr);
     const Value* a = o.k == Value::K::STRUCT ? o.st->find("async") : nullptr;
     async_option = a && a->k == Value::K::BOOL && a->i;
   }
@@ -173,6 +199,18 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
       v.dsd = d;
     }
     ops[i] = dsd_operand(v, operands[i]->span, ctx);
+    if (index_expr && v.dsd->index_offset) {
+      // The wavelet's index moves this DSD's base by as many elements: a scratch copy, moved.
+      FnGen& g = *ctx.gen;
+      if (g.dsr_temp >= 4) fail(operands[i]->span, "unsupported: more than 4 changed DSDs in one statement");
+      const std::string t = "dsd_scratch" + std::to_string(g.dsr_temp++);
+      emit(ctx, "dsdcopy " + t + ", " + ops[i], operands[i]->span);
+      const Value idx = rvalue(eval(*index_expr, ctx), index_expr->span, ctx);
+      if (idx.k == Value::K::INT) emit(ctx, "dsdinc " + t + ", " + std::to_string(idx.i), index_expr->span);
+      else if (idx.k == Value::K::RUNTIME && idx.type->kind == TK::INT) emit(ctx, "dsdinc " + t + ", " + reg(int(idx.i)), index_expr->span);
+      else fail(index_expr->span, ".index needs an integer (the wavelet's index)");
+      ops[i] = t;
+    }
     if (i == 0 && ops[0] == "memcpy_d2h_fifo" && !v.dsd->extents.empty()) d2h_extent = v.dsd->extents[0];
     if (v.dsd->kind == "fabin_dsd" || v.dsd->kind == "fabout_dsd") {
       const DsdValue r = resolve_fabric(*ctx.gen->p, *v.dsd);
@@ -180,10 +218,12 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
       if (r.kind == "fabin_dsd" && fabin_queue < 0) fabin_queue = int(r.queue);
     }
   }
+  if (index_expr && std::none_of(comptime_dsds.begin(), comptime_dsds.end(), [](const auto& d) { return d.second.dsd->index_offset; }))
+    fail(index_expr->span, ".index of @" + n + " needs a DSD operand made with .wavelet_index_offset = true");
   std::string suffix;
   bool is_async = false;
   if (options) {
-    Value o = eval_comptime(*options, ctx, "the options of @" + n);
+    Value o = comptime_options(*this, *options, n, ctx, &index_expr);
     for (size_t i = 0; i < o.st->names.size(); ++i) {
       const std::string& k = o.st->names[i];
       const Value& v = o.st->values[i];

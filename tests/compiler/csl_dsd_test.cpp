@@ -128,5 +128,28 @@ TEST(CslLoadToDsr, MicrothreadAndActivationOfTheOpOnTheDsr) {
   EXPECT_EQ(done[0], 42u);
 }
 
+// .wavelet_index_offset (tests/compiler/programs/index_offset): each wavelet's index moves the
+// window of `tab` that the east PE adds up; worked by hand.
+TEST(CslWaveletIndexOffset, TheWaveletIndexMovesTheDsdBase) {
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/index_offset/layout.csl", {}, arch, {4, 3, 1, 1},
+                                "wsemu-csl-index-offset-" + arch);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    runtime::host::MemcpyOptions half;
+    half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
+    const std::vector<uint32_t> tab = {1, 10, 100, 1000, 1, 10, 100, 1000};
+    rt.memcpy_h2d("tab", tab, 0, 0, 2, 1, 4, half);
+    rt.launch("send");
+    rt.run_until_quiescent();
+    std::vector<uint32_t> acc(6);
+    rt.memcpy_d2h(acc, "acc", 0, 0, 2, 1, 3, half);
+    for (auto& v : acc) v &= 0xFFFFu;
+    EXPECT_EQ(acc, (std::vector<uint32_t>{0, 0, 0, 111, 1110, 18}));
+  }
+}
+
 }  // namespace
 }  // namespace wsemu::testing

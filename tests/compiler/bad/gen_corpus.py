@@ -79,6 +79,8 @@ cases = {
    "const r = @get_dsr(dsr_dest, 1);\nfn f(v: f32) void { }\nfn g() void {\n  @map(f, @@r);\n}\ncomptime { @export_symbol(g); }\n"),
 "pe_scalar_destination_type": ("the scalar destination of @fadds must be a 32-bit float, not i16", True,
    "var a: [4]f32;\nvar s: i16 = 0;\nconst d = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{4} -> a[i] });\nfn f() void {\n  @fadds(@@&s, s, d);\n}\ncomptime { @export_symbol(f); }\n"),
+"pe_index_without_offset_dsd": ("needs a DSD operand made with .wavelet_index_offset = true", True,
+   "var a: [4]f32;\nconst d = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{4} -> a[i] });\nfn f() void {\n  @fadds(d, d, d, .{ .index = @@2 });\n}\ncomptime { @export_symbol(f); }\n"),
 }
 import_cases = {
 "import_error_in_module": ("use of undeclared identifier 'nothing'", "import_error_lib.csl",
