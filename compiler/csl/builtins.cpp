@@ -143,7 +143,10 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
   }
   if (n == "get_ut_id") {
     argc(1, 1);
-    int64_t u = ci(0, "microthread");
+    // wsemu: a queue names the microthread of its number (a library handed only queues, as
+    // <message_passing> is, runs its async ops where the SDK's implied-microthread rule would).
+    const Value q = ct(0, "microthread");
+    int64_t u = q.k == K::QUEUE ? q.i : ci(0, "microthread");
     if (u < 0 || u > 7) fail(e.args[0]->span, "microthread " + std::to_string(u) + " is out of range (0..7)");
     Value v;
     v.k = K::UT_ID;

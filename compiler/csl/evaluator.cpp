@@ -529,6 +529,9 @@ Value Compiler::binary(const std::string& op, Value a, Value b, Span at, Ctx& ct
   using K = Value::K;
   if (!a.is_comptime() || !b.is_comptime()) return gen_binary(op, a, b, at, ctx);
   const bool cmp = op == "==" || op == "!=" || op == "<" || op == ">" || op == "<=" || op == ">=";
+  // Types compare at comptime (a generic module choosing by @type_of, as <message_passing> does).
+  if (a.k == K::TYPE && b.k == K::TYPE && (op == "==" || op == "!="))
+    return make_bool(same_type(a.type, b.type) == (op == "=="));
   if ((a.k == K::INT || a.k == K::FLOAT) && (b.k == K::INT || b.k == K::FLOAT)) {
     const bool fa = a.k == K::FLOAT, fb = b.k == K::FLOAT;
     if (a.k == K::INT && b.k == K::INT) {

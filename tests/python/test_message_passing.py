@@ -1,0 +1,109 @@
+"""<message_passing> (wse3, compiler/csl/lib/message_passing.csl): every PE of a rectangle sends
+two messages (N 32-bit words, then M 16-bit halves) to the PE a random permutation gives it and
+receives the two sent to it; the received buffers are checked against the permutation applied to
+the sent ones with numpy. Then the uses the library refuses: a wse2 build, a destination outside
+the rectangle with enable_asserts, a buffer of 8-bit elements."""
+
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+from conftest import SOURCE_DIR, WSEMU
+
+KERNEL = os.path.join(SOURCE_DIR, "tests/python/kernels/message_passing")
+
+
+def cslc(out, arch="wse3", W=3, H=3, N=5, M=3, layout=None):
+    """Compiles the test kernel (fabric: the rectangle plus the memcpy support PEs); the result."""
+    return subprocess.run([WSEMU, "cslc", layout or os.path.join(KERNEL, "layout.csl"), f"--arch={arch}",
+                           f"--fabric-dims={W + 4},{H + 2}", "--fabric-offsets=2,1",
+                           f"--params=W:{W},H:{H},N:{N},M:{M}", "-o", str(out)],
+                          capture_output=True, text=True)
+
+
+def exchange(runner, dest, out32, out16, W, H, N, M):
+    """Runs one exchange; returns (in32, in16, done) read back once every PE counts 4 completions."""
+    from cerebras.sdk.runtime.sdkruntimepybind import MemcpyDataType
+    m16 = MemcpyDataType.MEMCPY_16BIT
+    runner.memcpy_h2d(runner.get_id("dest"), dest.ravel(), 0, 0, W, H, 2)
+    runner.memcpy_h2d(runner.get_id("out32"), out32.ravel(), 0, 0, W, H, N)
+    runner.memcpy_h2d(runner.get_id("out16"), out16.astype(np.uint32).ravel(), 0, 0, W, H, M, data_type=m16)
+    runner.launch("exchange", nonblock=False)
+    done = np.zeros(W * H * 4, np.uint32)
+    for _ in range(200):  # the sends and receives finish in the background; each read advances
+        runner.memcpy_d2h(done, runner.get_id("done"), 0, 0, W, H, 4)
+        if np.all(done == 1):
+            break
+    in32 = np.zeros(W * H * N, np.uint32)
+    in16 = np.zeros(W * H * M, np.uint32)
+    runner.memcpy_d2h(in32, runner.get_id("in32"), 0, 0, W, H, N)
+    runner.memcpy_d2h(in16, runner.get_id("in16"), 0, 0, W, H, M, data_type=m16)
+    return in32.reshape(H, W, N), in16.reshape(H, W, M), done.reshape(H, W, 4)
+
+
+@pytest.mark.parametrize("W,H", [(3, 3), (4, 2), (1, 5)])
+def test_every_pe_sends_to_a_permutation(tmp_path, W, H):
+    from cerebras.sdk.runtime.sdkruntimepybind import SdkRuntime
+    N, M = 5, 3
+    r = cslc(tmp_path / "out", W=W, H=H, N=N, M=M)
+    assert r.returncode == 0, r.stderr
+    rng = np.random.default_rng(W * 10 + H)
+    runner = SdkRuntime(str(tmp_path / "out"))
+    runner.load()
+    runner.run()
+    for round_ in range(2):  # twice: the relay and the queues carry on between launches
+        perm = rng.permutation(W * H)  # PE i (i = y * W + x) sends to PE perm[i]
+        dest = np.stack([perm % W, perm // W], axis=1).astype(np.uint32).reshape(H, W, 2)
+        out32 = rng.integers(0, 2**32, (H, W, N), dtype=np.uint64).astype(np.uint32)
+        out16 = rng.integers(0, 2**16, (H, W, M), dtype=np.uint32)
+        in32, in16, done = exchange(runner, dest, out32, out16, W, H, N, M)
+        assert np.all(done == round_ + 1), done
+        want32 = np.zeros_like(out32)
+        want16 = np.zeros_like(out16)
+        for i, d in enumerate(perm):
+            want32[d // W, d % W] = out32[i // W, i % W]
+            want16[d // W, d % W] = out16[i // W, i % W]
+        np.testing.assert_array_equal(in32, want32)
+        np.testing.assert_array_equal(in16, want16)
+    runner.stop()
+
+
+def test_wse2_import_is_refused(tmp_path):
+    r = cslc(tmp_path / "out", arch="wse2")
+    assert r.returncode != 0
+    assert "<message_passing> is wse3 only" in r.stderr, r.stderr
+
+
+def test_destination_outside_the_rectangle_stops_the_run(tmp_path):
+    """enable_asserts: a message to column W fails at the sending PE with the library's line."""
+    from cerebras.sdk.runtime.sdkruntimepybind import SdkRuntime
+    W, H, N, M = 2, 2, 2, 1
+    r = cslc(tmp_path / "out", W=W, H=H, N=N, M=M)
+    assert r.returncode == 0, r.stderr
+    runner = SdkRuntime(str(tmp_path / "out"))
+    runner.load()
+    runner.run()
+    dest = np.zeros((H, W, 2), np.uint32)
+    dest[1, 1] = [W, 0]  # PE (1, 1) sends past the east edge
+    with pytest.raises(Exception) as err:
+        exchange(runner, dest, np.zeros((H, W, N), np.uint32), np.zeros((H, W, M), np.uint32), W, H, N, M)
+    text = str(err.value)
+    lib = open(os.path.join(SOURCE_DIR, "compiler/csl/lib/message_passing.csl")).read().splitlines()
+    line = next(i + 1 for i, s in enumerate(lib) if "the destination is outside the rectangle" in s)
+    assert "kernel error at PE(3,2)" in text, text  # PE (1, 1) at fabric offsets (2, 1)
+    assert f"message_passing.csl:{line}:" in text, text
+    assert "division by zero" in text, text
+
+
+def test_buffer_of_another_width_is_refused(tmp_path):
+    src = tmp_path / "src"
+    shutil.copytree(KERNEL, src)
+    pe = (src / "pe.csl").read_text().replace("var out16 = @zeros([M]u16);", "var out16 = @zeros([M]u16);\nvar bad: [M]bool;")
+    pe = pe.replace("&out16, M, .{ .activate = sent16_id }", "&bad, M, .{ .activate = sent16_id }")
+    (src / "pe.csl").write_text(pe)
+    r = cslc(tmp_path / "out", layout=str(src / "layout.csl"))
+    assert r.returncode != 0
+    assert "buf must point to a 16- or 32-bit type" in r.stderr, r.stderr
