@@ -44,7 +44,7 @@ def exchange(runner, dest, out32, out16, W, H, N, M):
     return in32.reshape(H, W, N), in16.reshape(H, W, M), done.reshape(H, W, 4)
 
 
-@pytest.mark.parametrize("W,H", [(3, 3), (4, 2), (1, 5)])
+@pytest.mark.parametrize("W,H", [(3, 3), (4, 2), (1, 5), (8, 6)])
 def test_every_pe_sends_to_a_permutation(tmp_path, W, H):
     from cerebras.sdk.runtime.sdkruntimepybind import SdkRuntime
     N, M = 5, 3
