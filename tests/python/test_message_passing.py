@@ -1,8 +1,9 @@
 """<message_passing> (wse3, compiler/csl/lib/message_passing.csl): every PE of a rectangle sends
 two messages (N 32-bit words, then M 16-bit halves) to the PE a random permutation gives it and
 receives the two sent to it; the received buffers are checked against the permutation applied to
-the sent ones with numpy. Then the uses the library refuses: a wse2 build, a destination outside
-the rectangle with enable_asserts, a buffer of 8-bit elements."""
+the sent ones with numpy. Every PE sends to one PE, which must get every sender's buffer whole,
+once. Then the uses the library refuses: a wse2 build, a destination outside the rectangle with
+enable_asserts, a buffer of bools."""
 
 import os
 import shutil
@@ -69,6 +70,43 @@ def test_every_pe_sends_to_a_permutation(tmp_path, W, H):
         np.testing.assert_array_equal(in32, want32)
         np.testing.assert_array_equal(in16, want16)
     runner.stop()
+
+
+@pytest.mark.parametrize("W,H,tx,ty", [(3, 3, 1, 1), (4, 2, 0, 0), (2, 3, 1, 2)])
+def test_every_pe_sends_to_one_pe(tmp_path, W, H, tx, ty):
+    """Messages to one PE at once arrive whole, one after the other (in the relay's order): the
+    target's inbox holds each sender's buffer exactly once."""
+    from cerebras.sdk.runtime.sdkruntimepybind import SdkRuntime
+    N = 6
+    r = cslc(tmp_path / "out", W=W, H=H, N=N, M=1)
+    assert r.returncode == 0, r.stderr
+    rng = np.random.default_rng(W * 100 + H * 10 + tx)
+    runner = SdkRuntime(str(tmp_path / "out"))
+    runner.load()
+    runner.run()
+    dest = np.tile(np.array([tx, ty], np.uint32), (H, W, 1))
+    expect = np.zeros((H, W), np.uint32)
+    expect[ty, tx] = W * H
+    out32 = rng.integers(0, 2**32, (H, W, N), dtype=np.uint64).astype(np.uint32)
+    runner.memcpy_h2d(runner.get_id("dest"), dest.ravel(), 0, 0, W, H, 2)
+    runner.memcpy_h2d(runner.get_id("expect"), expect.ravel(), 0, 0, W, H, 1)
+    runner.memcpy_h2d(runner.get_id("out32"), out32.ravel(), 0, 0, W, H, N)
+    runner.launch("gather", nonblock=False)
+    gathered = np.zeros(W * H * 2, np.uint32)
+    for _ in range(200):
+        runner.memcpy_d2h(gathered, runner.get_id("gathered"), 0, 0, W, H, 2)
+        if np.all(gathered.reshape(H, W, 2)[..., 0] == 1) and gathered.reshape(H, W, 2)[ty, tx, 1] == W * H:
+            break
+    inbox = np.zeros(W * H * W * H * N, np.uint32)
+    runner.memcpy_d2h(inbox, runner.get_id("inbox"), 0, 0, W, H, W * H * N)
+    runner.stop()
+    g = gathered.reshape(H, W, 2)
+    assert np.all(g[..., 0] == 1), g
+    assert g[ty, tx, 1] == W * H and g[..., 1].sum() == W * H, g
+    got = inbox.reshape(H, W, W * H, N)[ty, tx]
+    # Each received message is one sender's buffer, whole; every sender's exactly once.
+    sent = out32.reshape(W * H, N)
+    np.testing.assert_array_equal(got[np.lexsort(got.T[::-1])], sent[np.lexsort(sent.T[::-1])])
 
 
 def test_wse2_import_is_refused(tmp_path):
