@@ -115,23 +115,28 @@ def test_wse2_import_is_refused(tmp_path):
     assert "<message_passing> is wse3 only" in r.stderr, r.stderr
 
 
-def test_destination_outside_the_rectangle_stops_the_run(tmp_path):
-    """enable_asserts: a message to column W fails at the sending PE with the library's line."""
+@pytest.mark.parametrize("case", ["outside", "too_long"])
+def test_enable_asserts_stops_the_run_at_the_check(tmp_path, case):
+    """enable_asserts: a message to column W, or of more than max_send_words (256) halves, fails at
+    the sending PE on the library's line of that check."""
     from cerebras.sdk.runtime.sdkruntimepybind import SdkRuntime
-    W, H, N, M = 2, 2, 2, 1
+    W, H, M = 2, 2, 1
+    N = 2 if case == "outside" else 129  # 258 halves
     r = cslc(tmp_path / "out", W=W, H=H, N=N, M=M)
     assert r.returncode == 0, r.stderr
     runner = SdkRuntime(str(tmp_path / "out"))
     runner.load()
     runner.run()
     dest = np.zeros((H, W, 2), np.uint32)
-    dest[1, 1] = [W, 0]  # PE (1, 1) sends past the east edge
+    dest[1, 1] = [W, 0] if case == "outside" else [0, 0]  # PE (1, 1) sends past the east edge
     with pytest.raises(Exception) as err:
         exchange(runner, dest, np.zeros((H, W, N), np.uint32), np.zeros((H, W, M), np.uint32), W, H, N, M)
     text = str(err.value)
     lib = open(os.path.join(SOURCE_DIR, "compiler/csl/lib/message_passing.csl")).read().splitlines()
-    line = next(i + 1 for i, s in enumerate(lib) if "the destination is outside the rectangle" in s)
-    assert "kernel error at PE(3,2)" in text, text  # PE (1, 1) at fabric offsets (2, 1)
+    check = "the destination is outside the rectangle" if case == "outside" else "the message does not fit"
+    line = next(i + 1 for i, s in enumerate(lib) if check in s)
+    pe = "PE(3,2)" if case == "outside" else "PE("  # PE (1, 1) at fabric offsets (2, 1); any PE
+    assert f"kernel error at {pe}" in text, text
     assert f"message_passing.csl:{line}:" in text, text
     assert "division by zero" in text, text
 
