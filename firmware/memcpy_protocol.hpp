@@ -29,7 +29,7 @@ constexpr int kLegacyStreamOutQueue = 5;  // wse2: legacy color-23 streams (micr
 // Control task ids of the commands.
 constexpr int kTaskH2D = 21;
 constexpr int kTaskD2H = 22;
-constexpr int kTaskLaunch = 24;  // not 23: a wse2 data task on the stream color 23 has id 23
+constexpr int kTaskLaunch = 31;  // the SDK reserves 31; its kernels use 23 (wse2 data task of color 23) and 24
 constexpr int kTaskToHost = 30;
 // Local tasks.
 constexpr int kTaskResume = 27;
