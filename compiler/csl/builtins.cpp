@@ -204,6 +204,10 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     Value v = eval(*e.args[0], ctx);
     return make_type_value(v.type ? v.type : make_type(TK::VOID));
   }
+  if (n == "is_same_type") {  // comptime: whether two types are the same (void for a param left at `{}`)
+    argc(2, 2);
+    return make_bool(same_type(eval_type(*e.args[0], ctx), eval_type(*e.args[1], ctx)));
+  }
   if (n == "zeros" || n == "constants") {
     argc(n == "zeros" ? 1 : 2, n == "zeros" ? 1 : 2);
     TypeRef t = eval_type(*e.args[0], ctx);

@@ -61,7 +61,11 @@ Value Compiler::make_dsd(const Expr& e, Ctx& ctx) {
       d->elem_bits = et->byte_size() == 2 ? 16 : 32;
     } else if (f == "fabric_color") {
       Value c = eval_comptime(x, ctx, ".fabric_color");
-      if (c.k != K::COLOR) fail(x.span, ".fabric_color needs a color");
+      // `{}` (void), the SDK's "no such color" of a module param left at its default (as
+      // pipeline-03's memcpy_edge leaves USER_IN_2): a DSD without a color, an error only where
+      // an instruction uses it (program.cpp).
+      if (c.k == K::VOID || c.k == K::UNDEFINED || (c.k == K::STRUCT && (!c.st || c.st->values.empty()))) continue;
+      if (c.k != K::COLOR) fail(x.span, ".fabric_color needs a color, found " + c.str());
       d->color = int(c.i);
     } else if (f == "input_queue" || f == "output_queue") {
       Value q = eval_comptime(x, ctx, "." + f);

@@ -1,4 +1,5 @@
 // One PE program class: instantiating its module, generating its code, and writing its `.wsa`.
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -195,8 +196,24 @@ std::string Compiler::write_program(Program& p) {
   out.push_back("");
   for (const auto& [host, sym] : p.exported_symbols) out.push_back(".export " + sym);
   for (const std::string& f : p.exported_functions) out.push_back(".export " + f);
+  auto named_in_code = [&](const std::string& reg) {
+    for (const std::string& l : p.code)
+      for (size_t at = l.find(reg); at != std::string::npos; at = l.find(reg, at + 1)) {
+        const size_t end = at + reg.size();
+        const bool word_start = at == 0 || !(std::isalnum(static_cast<unsigned char>(l[at - 1])) || l[at - 1] == '_' || l[at - 1] == '$');
+        const bool word_end = end == l.size() || !(std::isalnum(static_cast<unsigned char>(l[end])) || l[end] == '_');
+        if (word_start && word_end) return true;
+      }
+    return false;
+  };
   for (const auto& [reg, d] : p.dsd_regs) {
     if (in_memory.count(reg)) continue;
+    if ((d->kind == "fabin_dsd" || d->kind == "fabout_dsd") && d->color < 0 && !named_in_code(reg)) {
+      // A fabric DSD variable without a color (`.fabric_color = {}`, a stream the layout left
+      // out) that no instruction uses, as pipeline-03's memcpy_edge declares: no descriptor.
+      out.push_back(".dsd " + reg + " = mem1d(0, 1)  ; a " + d->kind + " without a color, never used");
+      continue;
+    }
     const DsdValue r = resolve_fabric(p, *d);
     if (r.kind == "d2h_fifo") fail(r.span, "unsupported: a DSD variable streaming to the host (use a const DSD)");
     out.push_back(".dsd " + reg + " = " + dsd_text(r));

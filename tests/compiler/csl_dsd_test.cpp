@@ -77,6 +77,7 @@ TEST(CslMapOverDsdVariables, BaseLengthAndStrideSetAtRunTime) {
     local_max = std::max(local_max, out[size_t(i)]);
   }
   out[7] = 2.5f;  // a local named x
+  out[6] = 4.5f;  // @is_same_type(@type_of(no_color), void)
   auto bits = [](const std::vector<float>& v) {
     std::vector<uint32_t> w;
     for (float f : v) w.push_back(std::bit_cast<uint32_t>(f));
