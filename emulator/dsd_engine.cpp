@@ -319,12 +319,16 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
                                  s == kMainThreadOp ? std::string("the main thread") : fmt::format("microthread {}", s)));
     }
   }
-  // A circular buffer's next operation starts where this one ends.
+  // A circular buffer's next operation starts where this one ends; so does a mem1d descriptor's
+  // with the save-address flag (its base moves past the elements this operation covers).
   for (int i = 0; i < info.num_operands; ++i) {
     const VectorOperand& v = op.operands[i];
     if (v.kind == Kind::MEM && v.d.kind == DsdKind::CIRCBUF) {
       isa::Descriptor& live = dsrs[v.index % isa::kNumDsrs];
       live.head = uint32_t(positive_mod(int64_t(live.head) + int64_t(op.length) * live.stride, live.length));
+    } else if (v.kind == Kind::MEM && v.d.kind == DsdKind::MEM1D && v.d.save_address) {
+      isa::Descriptor& live = dsrs[v.index % isa::kNumDsrs];
+      live.base = uint16_t(int64_t(live.base) + int64_t(op.length) * live.stride * (live.elem_bits / 8));
     }
   }
 

@@ -434,6 +434,12 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
         d.strides[dim] = i16_value(v, "stride");
       break;
     }
+    case Opcode::DSDSAVE: {
+      isa::Descriptor& d = dsr(0);
+      need_kind(d, {isa::DsdKind::MEM1D}, 0);
+      d.save_address = reg_or_imm(1) != 0;
+      break;
+    }
     case Opcode::DSDGETLEN: {
       const isa::Descriptor& d = dsr(1);
       if (d.kind == isa::DsdKind::NONE) kernel_error(fmt::format("dsdgetlen: d{} is not set", o[1].value));

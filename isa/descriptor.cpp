@@ -21,7 +21,7 @@ enum ImageWord : int {
   KIND = 0, ELEM_BITS = 1, BASE = 2, LENGTH_LO = 3, LENGTH_HI = 4, STRIDE = 5, EXTENTS = 6, STRIDES = 10,
   COLOR = 14, QUEUE = 15, FLAGS = 16, INDEX_LO = 17, INDEX_HI = 18, ON_CONTROL = 19,
 };
-constexpr uint16_t kFlagControl = 1, kFlagAdvanceSwitch = 2;
+constexpr uint16_t kFlagControl = 1, kFlagAdvanceSwitch = 2, kFlagSaveAddress = 4;
 }  // namespace
 
 DescriptorImage descriptor_image(const Descriptor& d) {
@@ -38,7 +38,8 @@ DescriptorImage descriptor_image(const Descriptor& d) {
   }
   w[COLOR] = d.color;
   w[QUEUE] = d.queue;
-  w[FLAGS] = uint16_t((d.control ? kFlagControl : 0) | (d.advance_switch ? kFlagAdvanceSwitch : 0));
+  w[FLAGS] = uint16_t((d.control ? kFlagControl : 0) | (d.advance_switch ? kFlagAdvanceSwitch : 0) |
+                      (d.save_address ? kFlagSaveAddress : 0));
   w[INDEX_LO] = uint16_t(uint32_t(d.index) & 0xFFFF);
   w[INDEX_HI] = uint16_t(uint32_t(d.index) >> 16);
   w[ON_CONTROL] = uint16_t(uint16_t(d.on_control) | d.on_control_task << 8);
@@ -61,7 +62,7 @@ bool descriptor_from_image(const DescriptorImage& w, Descriptor& out, std::strin
   }
   const int32_t index = int32_t(uint32_t(w[INDEX_LO]) | uint32_t(w[INDEX_HI]) << 16);
   const uint16_t on_control = w[ON_CONTROL] & 0xFF;
-  if (w[COLOR] > 31 || w[QUEUE] > 7 || (w[FLAGS] & ~(kFlagControl | kFlagAdvanceSwitch)) || index < -1 ||
+  if (w[COLOR] > 31 || w[QUEUE] > 7 || (w[FLAGS] & ~(kFlagControl | kFlagAdvanceSwitch | kFlagSaveAddress)) || index < -1 ||
       index > 0xFFFF || on_control > uint16_t(OnControl::UNBLOCK) || (w[ON_CONTROL] >> 8) > 63) {
     why = "a color, queue, flag, wavelet index or on-control field is out of range";
     return false;
@@ -80,6 +81,7 @@ bool descriptor_from_image(const DescriptorImage& w, Descriptor& out, std::strin
   d.queue = uint8_t(w[QUEUE]);
   d.control = (w[FLAGS] & kFlagControl) != 0;
   d.advance_switch = (w[FLAGS] & kFlagAdvanceSwitch) != 0;
+  d.save_address = (w[FLAGS] & kFlagSaveAddress) != 0;
   d.index = index;
   d.on_control = OnControl(on_control);
   d.on_control_task = uint8_t(w[ON_CONTROL] >> 8);

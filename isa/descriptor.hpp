@@ -44,6 +44,7 @@ struct Descriptor {
   bool control = false;        // FABOUT: send control wavelets
   int32_t index = -1;          // FABOUT: upper-16-bit wavelet index, -1 for none
   bool advance_switch = false; // FABOUT: advance the router switch after the last wavelet
+  bool save_address = false;   // MEM1D: an operation leaves the base where it ended (the SDK's .save_address)
   OnControl on_control = OnControl::NONE;  // FABIN
   uint8_t on_control_task = 0;
   // Ring state (CIRCBUF: head; FIFO: head, count, and the tasks activated on push / pop).

@@ -639,7 +639,14 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
       for (size_t i = 0; i < o.st->names.size(); ++i) {
         const std::string& k = o.st->names[i];
         const Value& v = o.st->values[i];
-        if (k == "async" || k == "save_address") continue;
+        if (k == "async") continue;
+        if (k == "save_address") {  // each op on the DSR then leaves its base where it ended
+          if (!to_bool(v, e.args[2]->span, ".save_address")) continue;
+          if (!d.dsd || d.dsd->kind != "mem1d_dsd")
+            fail(e.args[2]->span, "unsupported: .save_address of a DSD that is not a one-dimensional memory DSD");
+          emit(ctx, "dsdsave " + r.s + ", 1", e.span);
+          continue;
+        }
         if (k == "activate" || k == "unblock") {
           const int64_t id = completion_task_id(v, "." + k, e.args[2]->span, ctx);
           if (is_async) ctx.gen->dsr_on_done[r.s] = ", " + k + "=" + std::to_string(id);

@@ -78,6 +78,8 @@ TEST(CslMapOverDsdVariables, BaseLengthAndStrideSetAtRunTime) {
   }
   out[7] = 2.5f;  // a local named x
   out[6] = 4.5f;  // @is_same_type(@type_of(no_color), void)
+  out[3] = 1.0f + 3.0f + 5.0f;  // .save_address walks col in pairs
+  out[4] = 2.0f + 4.0f + 6.0f;
   auto bits = [](const std::vector<float>& v) {
     std::vector<uint32_t> w;
     for (float f : v) w.push_back(std::bit_cast<uint32_t>(f));

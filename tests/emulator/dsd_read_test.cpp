@@ -1,5 +1,6 @@
 // Reading a descriptor into scalar registers: dsdaddr (base), dsdgetlen (length), dsdgetstride
-// (stride, sign-extended), after run-time changes; values worked out by hand.
+// (stride, sign-extended), after run-time changes; the save-address flag (dsdsave) moving a
+// base past each operation; values worked out by hand.
 #include <gtest/gtest.h>
 
 #include "tests/emulator/wafer_helpers.hpp"
@@ -46,6 +47,39 @@ main:
   w.activate_task(0, 0, 10);
   run_ok(w);
   EXPECT_EQ(read<int32_t>(w, 0, 0, addr(*p, "out"), 7), (std::vector<int32_t>{6, 2, 3, -1, 5, 3, 9}));
+}
+
+TEST(DsdRead, SaveAddressMovesTheBasePastEachOperation) {
+  // s = mem1d(x, 2, 2) with the save-address flag: fadds z, z, s three times reads x[0], x[2],
+  // then x[4], x[6], then x[8], x[10]: z = (0 + 2 + 4 + ... ) = (0+4+8, 2+6+10) = (12, 18); the
+  // base then stands 12 elements on (48 bytes).
+  auto p = assemble(R"(
+.task main, local, 10
+.data
+x:      .f32 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
+z:      .f32 [2]
+base:   .u32 [2]
+.dsd    s = mem1d(x, 2, 2)
+.dsd    zd = mem1d(z, 2)
+.code
+main:
+  dsdaddr r1, s
+  st32 [base], r1
+  dsdsave s, 1
+  fadds zd, zd, s
+  fadds zd, zd, s
+  fadds zd, zd, s
+  dsdaddr r1, s
+  st32 [base + 4], r1
+  exit
+)");
+  Wafer w(emu::arch_profile("wse2"), 1, 1);
+  w.load_program(0, 0, p);
+  w.activate_task(0, 0, 10);
+  run_ok(w);
+  EXPECT_EQ(read<float>(w, 0, 0, addr(*p, "z"), 2), (std::vector<float>{12, 18}));
+  const auto b = read<uint32_t>(w, 0, 0, addr(*p, "base"), 2);
+  EXPECT_EQ(b[1], b[0] + 48);
 }
 
 TEST(DsdRead, StrideOfAFabricDescriptorIsAKernelError) {
