@@ -111,6 +111,12 @@ PeCore::PeCore(const ArchProfile& profile, uint32_t program_index_, const Loaded
       tasks.activated |= b;
     }
   }
+  for (const uint8_t id : img.unblocked_ids) {
+    const uint64_t b = TaskTable::bit(id & 63);
+    if ((tasks.local | tasks.data) & b)
+      config_error(fmt::format("task id {} is listed as unblocked with no task, but a task is bound to it", id));
+    tasks.blocked &= ~b;
+  }
   stats.loaded_at = now;
 }
 

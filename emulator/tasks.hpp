@@ -3,7 +3,9 @@
 // Contract: 64 task ids. Data and local tasks share one table (bound, activated, blocked, and
 // an entry in TaskEntries); control tasks have their own entries. All ids start blocked; binding a
 // data or local task unblocks it (unless the binding says it starts blocked), so an unbound
-// data task id stays blocked, which lets a fabin stream own that color or queue.
+// data task id stays blocked, which lets a fabin stream own that color or queue. An unbound id
+// the object lists as unblocked (CSL's comptime @unblock of it) starts unblocked with no task:
+// its control wavelets run their control tasks, and a data wavelet there waits (no task to run).
 //
 // The picker's rule (fixed, documented in emulator/README.md): when the main thread is free,
 // it picks the LOWEST task id among

@@ -283,6 +283,10 @@ std::string disassemble(const ObjectImage& img) {
     for (const QueueBinding& q : img.queues)
       out += fmt::format(".{} {}, {}\n", q.output ? "oqinit" : "iqinit", q.queue, q.color);
   }
+  if (!img.unblocked_ids.empty()) {
+    out += '\n';
+    for (const uint8_t id : img.unblocked_ids) out += fmt::format(".unblock {}\n", id);
+  }
 
   out += "\n.code\n";
   for (const TaskBinding& t : img.tasks) {

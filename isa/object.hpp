@@ -96,6 +96,10 @@ struct ObjectImage {
   std::vector<Function> functions;
   std::vector<DescriptorInit> descriptors;
   std::vector<QueueBinding> queues;
+  // Task ids that no data or local task is bound to but that start unblocked (`.unblock ID`,
+  // CSL's comptime @unblock of such an id): a control wavelet on that color or queue then reaches
+  // the core and runs the control task it names, as the SDK documents for a color with no data task.
+  std::vector<uint8_t> unblocked_ids;
   std::vector<std::string> strings;  // for dprint / dprintr
   // Source line of each instruction, for error messages and traces (0 when unknown).
   std::vector<uint32_t> source_lines;

@@ -118,6 +118,7 @@ void to_proto(const ObjectImage& o, pb::Object& out) {
     p->set_queue(q.queue);
     p->set_color(q.color);
   }
+  for (const uint8_t id : o.unblocked_ids) out.add_unblocked_ids(id);
   for (const std::string& s : o.strings) out.add_strings(s);
   out.mutable_source_lines()->Add(o.source_lines.begin(), o.source_lines.end());
   for (const std::string& f : o.source_files) out.add_source_files(f);
@@ -211,6 +212,8 @@ ObjectImage from_proto(const pb::Object& in, std::string_view what) {
   for (const pb::QueueBinding& p : in.queues())
     o.queues.push_back({p.output(), checked<uint8_t>(p.queue(), kNumQueues - 1, what, "queue"),
                         checked<uint8_t>(p.color(), kNumColors - 1, what, "queue color")});
+  for (const uint32_t id : in.unblocked_ids())
+    o.unblocked_ids.push_back(checked<uint8_t>(id, kNumTaskIds - 1, what, "unblocked task id"));
   o.strings.assign(in.strings().begin(), in.strings().end());
   if (in.source_lines_size() != 0 && in.source_lines_size() != in.code_size())
     corrupt(what, "source line table does not match the code");

@@ -375,9 +375,13 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     if (id.k != K::TASK_ID) fail(e.args[0]->span, "@" + n + " needs a task id");
     if (!ctx.gen) {
       if (!ctx.mod || !ctx.mod->program) fail(e.span, "@" + n + " belongs in a PE program");
-      if (n == "block") ctx.mod->program->blocked_tasks.insert(int(id.i));
-      else if (n == "unblock") ctx.mod->program->blocked_tasks.erase(int(id.i));
-      else if (id.type->kind != TK::LOCAL_TASK_ID)
+      if (n == "block") {
+        ctx.mod->program->blocked_tasks.insert(int(id.i));
+        ctx.mod->program->unblocked_ids.erase(int(id.i));
+      } else if (n == "unblock") {
+        ctx.mod->program->blocked_tasks.erase(int(id.i));
+        ctx.mod->program->unblocked_ids.insert(int(id.i));
+      } else if (id.type->kind != TK::LOCAL_TASK_ID)
         fail(e.args[0]->span, "@activate at comptime needs a local task id (a data task is activated by its wavelets)");
       else ctx.mod->program->activated_tasks.emplace(int(id.i), e.span);  // activated when the program loads
       return none;

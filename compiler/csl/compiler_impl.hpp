@@ -101,6 +101,7 @@ struct Program {
   std::set<std::string> exported_functions;
   std::map<int, std::string> task_lines;  // id -> "label, local, 5" (a .task directive's operands)
   std::set<int> blocked_tasks;
+  std::set<int> unblocked_ids;  // comptime @unblock: an id with no data or local task starts unblocked
   std::map<int, Span> activated_tasks;  // @activate at comptime: id -> where
   // @set_local_color_config: routes of every PE that runs this program (x, y unused).
   std::vector<RouteConfig> local_routes;

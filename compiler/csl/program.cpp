@@ -242,6 +242,12 @@ std::string Compiler::write_program(Program& p) {
       l = l.substr(0, l.size() - q.size()) + ", data, queue " + std::to_string(kStreamQueue);
     out.push_back(".task " + l + (p.blocked_tasks.count(id) ? ", blocked" : "") + (p.activated_tasks.count(id) ? ", activated" : ""));
   }
+  // An id no task is bound to starts blocked unless a comptime @unblock names it: topic-07 of the
+  // SDK unblocks a color with no data task so that its control wavelets reach the core. A host
+  // stream's queue on wse3 is the firmware's (its own .task says how it starts).
+  for (const int id : p.unblocked_ids)
+    if (!p.task_lines.count(id) && !(p.arch == "wse3" && p.stream_in_queues.count(id)))
+      out.push_back(".unblock " + std::to_string(id));
   for (const auto& [id, at] : p.activated_tasks)
     if (!p.task_lines.count(id))
       fail(at, "local task id " + std::to_string(id) + " is activated at comptime but no task is bound to it (@bind_local_task)");

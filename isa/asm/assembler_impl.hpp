@@ -132,6 +132,11 @@ struct QueueDecl {
   size_t pos = 0;
 };
 
+struct UnblockDecl {
+  size_t stmt = 0;
+  size_t pos = 0;
+};
+
 struct ExportDecl {
   std::string name;
   size_t stmt = 0;
@@ -193,6 +198,7 @@ class Assembler : public ExprContext {
   void resolve_dsds();
   bool resolve_dsd(DsdDecl& dsd);
   void resolve_queues();
+  void resolve_unblocks();
   void resolve_exports();
   // ---- operands.cpp ----
   void encode_instructions();
@@ -249,6 +255,8 @@ class Assembler : public ExprContext {
   std::vector<DsdDecl> dsds_;
   std::vector<TaskDecl> tasks_;
   std::vector<QueueDecl> queue_decls_;
+  std::vector<UnblockDecl> unblock_decls_;
+  std::vector<uint8_t> unblocked_ids_;
   std::vector<ExportDecl> exports_;
   std::unordered_map<std::string, size_t> task_index_;  // task name -> tasks_
 

@@ -34,6 +34,7 @@ ObjectImage Assembler::build_image() {
   for (const CodeLabel* l : labels) img.functions.push_back({l->name, l->index, l->exported});
   for (const DsdDecl& d : dsds_) img.descriptors.push_back({d.name, static_cast<uint8_t>(d.dsr), d.value});
   img.queues = queues_;
+  img.unblocked_ids = unblocked_ids_;
   img.strings = strings_;
   img.source_lines = source_lines_;
   if (!loc_files_.empty()) {

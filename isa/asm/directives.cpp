@@ -21,7 +21,7 @@ const std::pair<std::string_view, ElemType> kDataDirectives[] = {
 
 constexpr std::string_view kDirectives[] = {
     ".arch", ".param", ".equ", ".include", ".code", ".data", ".i16", ".u16", ".i32", ".u32",
-    ".f16", ".f32", ".align", ".export", ".dsd", ".task", ".iqinit", ".oqinit", ".word", ".loc"};
+    ".f16", ".f32", ".align", ".export", ".dsd", ".task", ".iqinit", ".oqinit", ".unblock", ".word", ".loc"};
 
 std::string directive_hint(std::string_view word) {
   for (std::string_view d : kDirectives) {
@@ -95,6 +95,12 @@ void Assembler::parse_directive(size_t s, size_t pos, std::vector<PendingLabel>&
       return;
     }
     queue_decls_.push_back({s, name == ".oqinit", cur.pos()});
+  } else if (name == ".unblock") {
+    if (cur.at_end()) {
+      error(cur.col(), ".unblock needs a task id: .unblock ID");
+      return;
+    }
+    unblock_decls_.push_back({s, cur.pos()});
   } else {
     error(head.col, fmt::format("unknown directive '{}'{}", name.substr(0, 60), directive_hint(name)));
   }

@@ -277,6 +277,7 @@ AssembleResult Assembler::run(std::string source, std::string_view file_name, st
     resolve_tasks();
     resolve_dsds();
     resolve_queues();
+    resolve_unblocks();
     resolve_exports();
     encode_instructions();
     fill_data();

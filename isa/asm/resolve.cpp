@@ -338,6 +338,36 @@ void Assembler::resolve_queues() {
   }
 }
 
+// `.unblock ID`: an id with no data or local task that starts unblocked. An id a data or local
+// task binds says so on its `.task` line (`, blocked` or not), so naming it here is an error.
+void Assembler::resolve_unblocks() {
+  std::map<int, size_t> seen;
+  for (const UnblockDecl& u : unblock_decls_) {
+    set_stmt(u.stmt);
+    TokenCursor cur = cursor(u.stmt, u.pos);
+    const int col = cur.col();
+    int64_t id = 0;
+    if (!parse_int_in(cur, 0, kNumTaskIds - 1, "task id", id)) continue;
+    if (!expect_end(cur, "the .unblock")) continue;
+    bool bound = false;
+    for (const TaskDecl& t : tasks_)
+      if (t.binding.kind != TaskKind::CONTROL && t.binding.id == id) bound = true;
+    if (bound) {
+      error(col, fmt::format(".unblock {}: a data or local task is bound to id {}; its .task line says whether it "
+                             "starts blocked",
+                             id, id));
+      continue;
+    }
+    if (!seen.try_emplace(static_cast<int>(id), u.stmt).second) {
+      const Statement& prev = statements_[seen[static_cast<int>(id)]];
+      error(col, fmt::format("task id {} is already unblocked at {}:{}", id,
+                             files_[static_cast<size_t>(prev.file)].name, prev.line));
+      continue;
+    }
+    unblocked_ids_.push_back(static_cast<uint8_t>(id));
+  }
+}
+
 void Assembler::resolve_exports() {
   for (const ExportDecl& e : exports_) {
     set_stmt(e.stmt);

@@ -138,6 +138,22 @@ TEST(CslStdlib, ControlPayloadsRunTheControlTask) {
   }
 }
 
+// A comptime @unblock of a trigger that no data task is bound to: the id starts unblocked with
+// no task, so control wavelets on it run their control task (7 + 100 = 107, last 100, 2 runs).
+TEST(CslStdlib, UnblockedUnboundTriggerRunsControlTasks) {
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/unbound_trigger/layout.csl", {}, arch,
+                               {4, 3, 1, 1}, "wsemu-csl-unbound-trigger-" + arch);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    rt.launch("send");
+    std::vector<uint32_t> got(6);
+    rt.memcpy_d2h(got, "got", 0, 0, 2, 1, 3);
+    EXPECT_EQ(got, (std::vector<uint32_t>{0, 0, 0, 107, 100, 2}));
+  }
+}
 
 // <memcpy/memcpy_switches>: the payloads by value (worked from isa/README.md, "Control
 // wavelets"), then by effect: switch_cmd_1 advances only the sender's router, so both data words
