@@ -136,10 +136,8 @@ TEST(CslLoadToDsr, MicrothreadAndActivationOfTheOpOnTheDsr) {
 TEST(CslWaveletIndexOffset, TheWaveletIndexMovesTheDsdBase) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/index_offset/layout.csl", {}, arch, {4, 3, 1, 1},
-                                "wsemu-csl-index-offset-" + arch);
-    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-    SdkRuntime rt(*r.executable);
+    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/index_offset/layout.csl", {}, arch, {4, 3, 1, 1},
+                                "wsemu-csl-index-offset-" + arch)));
     rt.load();
     runtime::host::MemcpyOptions half;
     half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;

@@ -67,9 +67,7 @@ TEST(CslMap, CallbackAppliedPerElement) {
   for (int i = 0; i < N; ++i) squares += c[size_t(i)] * c[size_t(i)];
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_program("map", {{"N", std::to_string(N)}}, arch);
-    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-    SdkRuntime rt(*r.executable);
+    SdkRuntime rt(executable_of(compile_program("map", {{"N", std::to_string(N)}}, arch)));
     rt.load();
     rt.memcpy_h2d("m", words(m0), 0, 0, 1, 1, N * N);
     rt.memcpy_h2d("w", words(w), 0, 0, 1, 1, N);
@@ -112,9 +110,7 @@ TEST(CslHalf, ScalarArithmeticRoundsEachOperationToF16) {
   half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_program("half", {{"N", std::to_string(N)}}, arch);
-    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-    SdkRuntime rt(*r.executable);
+    SdkRuntime rt(executable_of(compile_program("half", {{"N", std::to_string(N)}}, arch)));
     rt.load();
     rt.memcpy_h2d("a", a, 0, 0, 1, 1, N, half);
     rt.memcpy_h2d("b", b, 0, 0, 1, 1, N, half);
@@ -139,9 +135,7 @@ TEST(CslComptimeAssign, ElementsAndFieldsOfComptimeLocals) {
   const std::vector<int32_t> fields = {5, 10, 11};
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_program("comptime_assign", {}, arch);
-    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-    SdkRuntime rt(*r.executable);
+    SdkRuntime rt(executable_of(compile_program("comptime_assign", {}, arch)));
     rt.load();
     std::vector<uint32_t> got_tab(8), got_grid(6), got_fields(3);
     rt.memcpy_d2h(got_tab, "tab", 0, 0, 1, 1, 8);
@@ -214,9 +208,7 @@ TEST(CslWrap16, SumsProductsAndShiftsWrapToTheirType) {
       uint32_t(int16_t(c + d) > 0)};
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_program("wrap16", {}, arch);
-    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-    SdkRuntime rt(*r.executable);
+    SdkRuntime rt(executable_of(compile_program("wrap16", {}, arch)));
     rt.load();
     runtime::host::MemcpyOptions half;
     half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;

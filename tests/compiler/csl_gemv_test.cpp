@@ -292,10 +292,8 @@ TEST(CslTopic03, DataTaskSumsTheHostStream) {
 
 // More run-time locals than registers: the rest live in data words (hand-worked values).
 TEST(CslSpill, LocalsBeyondTheRegistersLiveInMemory) {
-  auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/spill/layout.csl", {}, "wse2",
-                             {3, 3, 1, 1}, "wsemu-csl-spill");
-  ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-  SdkRuntime rt(*r.executable);
+  SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/spill/layout.csl", {}, "wse2",
+                             {3, 3, 1, 1}, "wsemu-csl-spill")));
   rt.load();
   rt.launch("f");
   rt.run_until_quiescent();
@@ -371,10 +369,8 @@ TEST(CslHalfwords, Mov16AndAdd16OverU32ArraysTouchTheLowHalves) {
   }
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/halfwords/layout.csl", {{"N", std::to_string(N)}}, arch,
-                               {3, 3, 1, 1}, "wsemu-csl-halfwords-" + arch);
-    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-    SdkRuntime rt(*r.executable);
+    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/halfwords/layout.csl", {{"N", std::to_string(N)}}, arch,
+                               {3, 3, 1, 1}, "wsemu-csl-halfwords-" + arch)));
     rt.load();
     rt.memcpy_h2d("a", a, 0, 0, 1, 1, N);
     rt.memcpy_h2d("b", b0, 0, 0, 1, 1, N);
@@ -404,10 +400,8 @@ TEST(CslSwitch, RunTimeSwitchStatementPicksTheProng) {
   }
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/switch/layout.csl", {{"N", std::to_string(N)}}, arch,
-                               {3, 3, 1, 1}, "wsemu-csl-switch-" + arch);
-    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-    SdkRuntime rt(*r.executable);
+    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/switch/layout.csl", {{"N", std::to_string(N)}}, arch,
+                               {3, 3, 1, 1}, "wsemu-csl-switch-" + arch)));
     rt.load();
     rt.memcpy_h2d("x", xw, 0, 0, 1, 1, N);
     rt.launch("classify");
@@ -422,10 +416,8 @@ TEST(CslSwitch, RunTimeSwitchStatementPicksTheProng) {
 TEST(CslLocals, AddressOfALocalReachesTheCallee) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/locals/layout.csl", {}, arch, {3, 3, 1, 1},
-                                "wsemu-csl-locals-" + arch);
-    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-    SdkRuntime rt(*r.executable);
+    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/locals/layout.csl", {}, arch, {3, 3, 1, 1},
+                                "wsemu-csl-locals-" + arch)));
     rt.load();
     rt.launch("run");
     std::vector<uint32_t> got(3, 0);

@@ -29,10 +29,8 @@ TEST(CslStdlib, MathRandomControlDirections) {
   const int N = int(x.size());
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/stdlib/layout.csl", {{"N", std::to_string(N)}}, arch,
-                               {3, 3, 1, 1}, "wsemu-csl-stdlib-" + arch);
-    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-    SdkRuntime rt(*r.executable);
+    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/stdlib/layout.csl", {{"N", std::to_string(N)}}, arch,
+                               {3, 3, 1, 1}, "wsemu-csl-stdlib-" + arch)));
     rt.load();
     std::vector<uint32_t> xw;
     for (float v : x) xw.push_back(std::bit_cast<uint32_t>(v));
@@ -124,10 +122,8 @@ TEST(CslStdlib, MathRandomControlDirections) {
 TEST(CslStdlib, ControlPayloadsRunTheControlTask) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/control/layout.csl", {}, arch,
-                               {4, 3, 1, 1}, "wsemu-csl-control-" + arch);
-    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-    SdkRuntime rt(*r.executable);
+    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/control/layout.csl", {}, arch,
+                               {4, 3, 1, 1}, "wsemu-csl-control-" + arch)));
     rt.load();
     rt.launch("send");
     std::vector<uint32_t> seen(8);
@@ -143,10 +139,8 @@ TEST(CslStdlib, ControlPayloadsRunTheControlTask) {
 TEST(CslStdlib, UnblockedUnboundTriggerRunsControlTasks) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/unbound_trigger/layout.csl", {}, arch,
-                               {4, 3, 1, 1}, "wsemu-csl-unbound-trigger-" + arch);
-    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-    SdkRuntime rt(*r.executable);
+    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/unbound_trigger/layout.csl", {}, arch,
+                               {4, 3, 1, 1}, "wsemu-csl-unbound-trigger-" + arch)));
     rt.load();
     rt.launch("send");
     std::vector<uint32_t> got(6);
@@ -161,10 +155,8 @@ TEST(CslStdlib, UnblockedUnboundTriggerRunsControlTasks) {
 TEST(CslStdlib, MemcpySwitchesMoveTheSwitchesTheyName) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/switches/layout.csl", {}, arch, {5, 3, 1, 1},
-                                "wsemu-csl-switches-" + arch);
-    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-    SdkRuntime rt(*r.executable);
+    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/switches/layout.csl", {}, arch, {5, 3, 1, 1},
+                                "wsemu-csl-switches-" + arch)));
     rt.load();
     std::vector<uint32_t> words(5);
     rt.memcpy_d2h(words, "words", 0, 0, 1, 1, 5);
@@ -191,10 +183,8 @@ TEST(CslStdlib, MemcpySwitchesMoveTheSwitchesTheyName) {
 TEST(CslStdlib, TileConfigRewritesOneColorBetweenPhases) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/tile_config/layout.csl", {}, arch, {9, 3, 4, 1},
-                                "wsemu-csl-tile-config-" + arch);
-    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-    SdkRuntime rt(*r.executable);
+    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/tile_config/layout.csl", {}, arch, {9, 3, 4, 1},
+                                "wsemu-csl-tile-config-" + arch)));
     rt.load();
     rt.launch("start");
     std::vector<uint32_t> result(2), pending(2);

@@ -19,11 +19,11 @@ using runtime::host::SdkRuntime;
 
 compiler::Executable compiled(const std::string& arch) {
   const std::string folder = "wsemu-csl-line-table-" + arch;
-  auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/faults/layout.csl", {}, arch, {3, 3, 1, 1}, folder);
-  if (!r.ok()) throw std::runtime_error(compiler::layout::format_diagnostics(r.diagnostics));
+  const compiler::Executable exe =
+      executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/faults/layout.csl", {}, arch, {3, 3, 1, 1}, folder));
   // Through a file (as `wsemu cslc` writes it), so that the table is known to survive the .wsx format.
   const std::string file = (std::filesystem::temp_directory_path() / folder / "out.wsx").string();
-  compiler::save_executable(*r.executable, file);
+  compiler::save_executable(exe, file);
   return compiler::load_executable(file);
 }
 

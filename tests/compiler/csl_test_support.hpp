@@ -1,14 +1,17 @@
 // How the CSL tests compile a kernel: as `wsemu cslc LAYOUT --arch=ARCH --fabric-dims=W,H
 // --fabric-offsets=X,Y --params=...` would, with the generated sources in a temporary folder
-// named after the test, so a failing test leaves them to read.
+// named after the test, so a failing test leaves them to read; and the executable of a compile
+// that must succeed.
 #pragma once
 
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "compiler/csl/cslc.hpp"
+#include "compiler/layout/diagnostic.hpp"
 
 namespace wsemu::testing {
 
@@ -30,6 +33,13 @@ inline compiler::csl::CslResult compile_csl_kernel(const std::string& layout_fil
   o.params = std::move(params);
   o.out_dir = (std::filesystem::temp_directory_path() / out_folder).string();
   return compiler::csl::compile_csl(o);
+}
+
+// The executable of a compile that must succeed; otherwise an exception carrying the
+// diagnostics, which fails the calling test with them (for the tests that only run what they compile).
+inline compiler::Executable executable_of(compiler::csl::CslResult r) {
+  if (!r.ok()) throw std::runtime_error("cslc failed:\n" + compiler::layout::format_diagnostics(r.diagnostics));
+  return std::move(*r.executable);
 }
 
 }  // namespace wsemu::testing
