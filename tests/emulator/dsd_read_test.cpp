@@ -43,8 +43,7 @@ main:
   exit
 )");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p);
-  w.activate_task(0, 0, 10);
+  start_pe(w, p);
   run_ok(w);
   EXPECT_EQ(read<int32_t>(w, 0, 0, addr(*p, "out"), 7), (std::vector<int32_t>{6, 2, 3, -1, 5, 3, 9}));
 }
@@ -74,8 +73,7 @@ main:
   exit
 )");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p);
-  w.activate_task(0, 0, 10);
+  start_pe(w, p);
   run_ok(w);
   EXPECT_EQ(read<float>(w, 0, 0, addr(*p, "z"), 2), (std::vector<float>{12, 18}));
   const auto b = read<uint32_t>(w, 0, 0, addr(*p, "base"), 2);
@@ -85,8 +83,7 @@ main:
 TEST(DsdRead, StrideOfAFabricDescriptorIsAKernelError) {
   auto p = assemble(".task main, local, 10\n.dsd fo = fabout(4, 1, 9)\n.code\nmain:\n  dsdgetstride r1, fo\n  exit\n");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.load_program(0, 0, p);
-  w.activate_task(0, 0, 10);
+  start_pe(w, p);
   const RunResult r = w.run(1000);
   ASSERT_EQ(r.status, RunResult::Status::FAULT) << r.to_string();
   EXPECT_NE(r.fault->message.find("dsdgetstride: d0 holds a descriptor of the wrong kind"), std::string::npos)
