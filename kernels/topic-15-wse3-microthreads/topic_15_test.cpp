@@ -2,6 +2,7 @@
 // against the xtensor reference; the variant that puts both receives on one microthread is a
 // kernel error that names it.
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/expect_host_error.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -31,15 +32,9 @@ TEST(Topic15, TwoOperationsOnOneMicrothreadAreAKernelError) {
   const compiler::Executable exe = build_kernel("topic-15-wse3-microthreads", {{"N", 8}, {"SAME_UT", 1}});
   runtime::host::SdkRuntime rt(exe);
   rt.load();
-  try {
-    rt.launch("compute");
-    rt.run_until_quiescent();
-    FAIL() << "expected a kernel error";
-  } catch (const HostError& e) {
-    ASSERT_EQ(e.kind(), HostError::Kind::FAULT) << e.what();
-    EXPECT_EQ(e.fault()->kind, emu::FaultKind::KERNEL_ERROR) << e.what();
-    EXPECT_NE(std::string(e.what()).find("microthread 7"), std::string::npos) << e.what();
-  }
+  const HostError e = run_expecting(rt, {"compute"}, HostError::Kind::FAULT);
+  EXPECT_EQ(e.fault()->kind, emu::FaultKind::KERNEL_ERROR) << e.what();
+  EXPECT_NE(std::string(e.what()).find("microthread 7"), std::string::npos) << e.what();
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // topic-16: a and b arrive intact at the east PE (exact), the teardown task ran once, and the
 // variant without the flush is the WSE-3 kernel error that says to flush first.
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/expect_host_error.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -34,15 +35,9 @@ TEST(Topic16, RebindingWithoutFlushIsAKernelError) {
   runtime::host::SdkRuntime rt(exe);
   rt.load();
   rt.launch("receive");
-  try {
-    rt.launch("send");
-    rt.run_until_quiescent();
-    FAIL() << "expected a kernel error";
-  } catch (const HostError& e) {
-    ASSERT_EQ(e.kind(), HostError::Kind::FAULT) << e.what();
-    EXPECT_EQ(e.fault()->kind, emu::FaultKind::KERNEL_ERROR);
-    EXPECT_NE(std::string(e.what()).find("qflush"), std::string::npos) << e.what();
-  }
+  const HostError e = run_expecting(rt, {"send"}, HostError::Kind::FAULT);
+  EXPECT_EQ(e.fault()->kind, emu::FaultKind::KERNEL_ERROR);
+  EXPECT_NE(std::string(e.what()).find("qflush"), std::string::npos) << e.what();
 }
 
 }  // namespace

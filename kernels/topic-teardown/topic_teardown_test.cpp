@@ -3,6 +3,7 @@
 // the host's a and b bit-exact (a copy is exact), each teardown task ran once and saw only the
 // broadcast color (bit 3) torn down; without `tdexit` the run hangs and the report names it.
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/expect_host_error.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -42,18 +43,12 @@ TEST(TopicTeardown, WithoutTdexitTheHangReportNamesTheTeardown) {
   const compiler::Executable exe = build_kernel("topic-teardown", {{"N", 5}, {"TDEXIT", 0}});
   runtime::host::SdkRuntime rt(exe);
   rt.load();
-  try {
-    rt.launch("run");
-    rt.run_until_quiescent();
-    FAIL() << "expected a hang";
-  } catch (const HostError& e) {
-    ASSERT_EQ(e.kind(), HostError::Kind::HANG) << e.what();
-    ASSERT_TRUE(e.hang());
-    const std::string report = e.hang()->to_string();
-    EXPECT_NE(report.find("color 3 is torn down at this router (teardown task 29 ran without `tdexit 3`)"),
-              std::string::npos)
-        << report;
-  }
+  const HostError e = run_expecting(rt, {"run"}, HostError::Kind::HANG);
+  ASSERT_TRUE(e.hang());
+  const std::string report = e.hang()->to_string();
+  EXPECT_NE(report.find("color 3 is torn down at this router (teardown task 29 ran without `tdexit 3`)"),
+            std::string::npos)
+      << report;
 }
 
 }  // namespace

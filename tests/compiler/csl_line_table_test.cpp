@@ -9,6 +9,7 @@
 #include "runtime/host/host_error.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/compiler/csl_test_support.hpp"
+#include "tests/e2e/expect_host_error.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -32,17 +33,12 @@ TEST(CslLineTable, FaultNamesTheCslLine) {
     SCOPED_TRACE(arch);
     SdkRuntime rt(compiled(arch));
     rt.load();
-    try {
-      rt.launch("overrun");
-      rt.run_until_quiescent();
-      ADD_FAILURE() << "a DSD 30000 elements long wrote past the PE's memory without a fault";
-    } catch (const HostError& e) {
-      ASSERT_EQ(e.kind(), HostError::Kind::FAULT) << e.what();
-      EXPECT_EQ(e.fault()->source_location, "pe.csl:17:3") << e.what();
-      EXPECT_EQ(*e.fault()->x, 1);
-      EXPECT_EQ(*e.fault()->y, 1);
-      EXPECT_NE(std::string(e.what()).find("(pe.csl:17:3) `fmovs"), std::string::npos) << e.what();
-    }
+    // A DSD 30000 elements long writes past the PE's memory: a fault.
+    const HostError e = run_expecting(rt, {"overrun"}, HostError::Kind::FAULT);
+    EXPECT_EQ(e.fault()->source_location, "pe.csl:17:3") << e.what();
+    EXPECT_EQ(*e.fault()->x, 1);
+    EXPECT_EQ(*e.fault()->y, 1);
+    EXPECT_NE(std::string(e.what()).find("(pe.csl:17:3) `fmovs"), std::string::npos) << e.what();
   }
 }
 
@@ -51,19 +47,14 @@ TEST(CslLineTable, HangNamesTheCslLineThePeWaitsAt) {
     SCOPED_TRACE(arch);
     SdkRuntime rt(compiled(arch));
     rt.load();
-    try {
-      rt.launch("starve");
-      rt.run_until_quiescent();
-      ADD_FAILURE() << "a read of a color nobody sends on did not hang";
-    } catch (const HostError& e) {
-      ASSERT_EQ(e.kind(), HostError::Kind::HANG) << e.what();
-      const emu::BlockedPe* pe = e.hang()->find(1, 1);
-      ASSERT_NE(pe, nullptr) << e.what();
-      bool named = false;
-      for (const emu::Wait& w : pe->waits) named |= w.source == "pe.csl:22:3";
-      EXPECT_TRUE(named) << e.what();
-      EXPECT_NE(std::string(e.what()).find(", pe.csl:22:3) waits"), std::string::npos) << e.what();
-    }
+    // A read of a color nobody sends on: a hang.
+    const HostError e = run_expecting(rt, {"starve"}, HostError::Kind::HANG);
+    const emu::BlockedPe* pe = e.hang()->find(1, 1);
+    ASSERT_NE(pe, nullptr) << e.what();
+    bool named = false;
+    for (const emu::Wait& w : pe->waits) named |= w.source == "pe.csl:22:3";
+    EXPECT_TRUE(named) << e.what();
+    EXPECT_NE(std::string(e.what()).find(", pe.csl:22:3) waits"), std::string::npos) << e.what();
   }
 }
 
