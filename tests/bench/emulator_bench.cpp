@@ -63,43 +63,30 @@ dst:    .u32 [LEN]
   return w;
 }
 
-void report(benchmark::State& state, uint64_t pe_cycles, uint64_t hops, uint64_t cycles) {
+// Runs a fresh wafer from `make(width, height)` per iteration (building it untimed) and reports
+// PE-cycles and wavelet-hops per second and the simulated cycles of one run.
+template <class MakeWafer>
+void run_wafers(benchmark::State& state, MakeWafer make) {
+  uint64_t pe_cycles = 0, hops = 0, cycles = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto w = make(int(state.range(0)), int(state.range(1)));
+    state.ResumeTiming();
+    const auto r = w->run(1'000'000);
+    if (r.status != emu::RunResult::Status::QUIESCENT) state.SkipWithError(r.to_string().c_str());
+    const auto t = w->totals();
+    pe_cycles += t.pe_cycles;
+    hops += t.wavelet_hops;
+    cycles = r.cycle;
+  }
   state.counters["pe_cycles/s"] = benchmark::Counter(double(pe_cycles), benchmark::Counter::kIsRate);
   state.counters["wavelet_hops/s"] = benchmark::Counter(double(hops), benchmark::Counter::kIsRate);
   state.counters["sim_cycles"] = double(cycles);
 }
 
-void BM_DenseCompute(benchmark::State& state) {
-  uint64_t pe_cycles = 0, hops = 0, cycles = 0;
-  for (auto _ : state) {
-    state.PauseTiming();
-    auto w = dense_wafer(int(state.range(0)), int(state.range(1)));
-    state.ResumeTiming();
-    const auto r = w->run(1'000'000);
-    if (r.status != emu::RunResult::Status::QUIESCENT) state.SkipWithError(r.to_string().c_str());
-    const auto t = w->totals();
-    pe_cycles += t.pe_cycles;
-    hops += t.wavelet_hops;
-    cycles = r.cycle;
-  }
-  report(state, pe_cycles, hops, cycles);
-}
+void BM_DenseCompute(benchmark::State& state) { run_wafers(state, dense_wafer); }
 
-void BM_FabricHeavy(benchmark::State& state) {
-  uint64_t pe_cycles = 0, hops = 0, cycles = 0;
-  for (auto _ : state) {
-    state.PauseTiming();
-    auto w = fabric_wafer(int(state.range(0)), int(state.range(1)));
-    state.ResumeTiming();
-    const auto r = w->run(1'000'000);
-    if (r.status != emu::RunResult::Status::QUIESCENT) state.SkipWithError(r.to_string().c_str());
-    const auto t = w->totals();
-    pe_cycles += t.pe_cycles;
-    hops += t.wavelet_hops;
-    cycles = r.cycle;
-  }
-  report(state, pe_cycles, hops, cycles);
-}
+void BM_FabricHeavy(benchmark::State& state) { run_wafers(state, fabric_wafer); }
 
 size_t resident_bytes() {
   std::ifstream statm("/proc/self/statm");
