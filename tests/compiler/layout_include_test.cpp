@@ -18,16 +18,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kProgram = R"(; test program
-.param M, K
-.data
-y:      .f32 [M]
-.code
-compute:
-        exit
-.export y, compute
-)";
-
 // A module's routes, parameterised by the includer's `C0` and rect let `last` and using the
 // rect's x and y: a broadcast east along each row on color C0 and south on color C0 + 1.
 constexpr const char* kRoutes = R"(# chain routes

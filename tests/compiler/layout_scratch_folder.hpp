@@ -13,6 +13,22 @@
 
 namespace wsemu::compiler::layout {
 
+// The program the layout tests place: M f32 elements of y; K is declared but unused, so it
+// never changes the object.
+constexpr const char* kProgram = R"(; test program
+.param M, K
+.data
+y:      .f32 [M]
+n:      .i32 [2]
+.code
+compute:
+        nop
+        exit
+helper:
+        exit
+.export y, n, compute
+)";
+
 class LayoutScratchFolder : public ::testing::Test {
  protected:
   void SetUp() override {
