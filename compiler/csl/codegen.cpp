@@ -88,6 +88,8 @@ TypeRef peer(const Value& a, const Value& b, const std::string& op, Span at) {
   const TypeRef& ta = a.type;
   const TypeRef& tb = b.type;
   const bool ra = a.k == Value::K::RUNTIME, rb = b.k == Value::K::RUNTIME;
+  // A shift's amount has a type of its own (as in Zig): the result has the shifted value's type.
+  if ((op == "<<" || op == ">>") && ta && ta->kind == TK::INT && (ra || a.k == Value::K::INT)) return ta;
   if (ra && rb) {
     if (same_type(ta, tb)) return ta;
     if (ta->kind == TK::INT && tb->kind == TK::INT) {

@@ -535,8 +535,11 @@ Value Compiler::binary(const std::string& op, Value a, Value b, Span at, Ctx& ct
   if ((a.k == K::INT || a.k == K::FLOAT) && (b.k == K::INT || b.k == K::FLOAT)) {
     const bool fa = a.k == K::FLOAT, fb = b.k == K::FLOAT;
     if (a.k == K::INT && b.k == K::INT) {
-      TypeRef t = a.type->kind == TK::INT ? a.type : b.type;
-      if (a.type->kind == TK::INT && b.type->kind == TK::INT && !same_type(a.type, b.type)) {
+      const bool shift = op == "<<" || op == ">>";
+      TypeRef t = a.type->kind == TK::INT || shift ? a.type : b.type;
+      // A shift's amount has a type of its own (u16 shifting an i16, as in Zig); the result has
+      // the shifted value's.
+      if (!shift && a.type->kind == TK::INT && b.type->kind == TK::INT && !same_type(a.type, b.type)) {
         if (a.type->is_signed != b.type->is_signed)
           fail(at, "operands of '" + op + "' have different signedness: " + a.type->str() + " and " + b.type->str());
         t = a.type->bits >= b.type->bits ? a.type : b.type;

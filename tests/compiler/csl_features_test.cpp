@@ -205,7 +205,10 @@ TEST(CslWrap16, SumsProductsAndShiftsWrapToTheirType) {
       u16(a + b),
       uint32_t(u16(a << 4) >> 4),
       uint32_t(u16(a + b) < a),
-      uint32_t(int16_t(c + d) > 0)};
+      uint32_t(int16_t(c + d) > 0),
+      uint32_t(int16_t(1) << 11),
+      uint32_t(int32_t(int16_t(c >> (b >> 4)))),
+      uint32_t(int32_t(int16_t((d - 3) * (1 << (b >> 4)))))};
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
     SdkRuntime rt(executable_of(compile_program("wrap16", {}, arch)));
