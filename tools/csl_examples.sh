@@ -6,11 +6,20 @@
 # cs_python line of the same file) through `wsemu python`, in a scratch copy of its folder, and
 # the cell says SUCCESS (exit 0 and "SUCCESS" printed), "runs" (exit 0 from a host script that
 # prints no verdict of its own), or the first thing that failed.
-# Usage: tools/csl_examples.sh [--run] CHECKOUT [wse2|wse3 ...]  (WSEMU_BIN: build/bin)
+# Usage: tools/csl_examples.sh [--run] [--only PATTERN] CHECKOUT [wse2|wse3 ...]  (WSEMU_BIN:
+# build/bin); --only keeps the examples whose tutorials/NAME or benchmarks/NAME matches the grep
+# pattern, for re-running the one being worked on.
 set -u
 run=0
-if [ "${1:-}" = "--run" ]; then run=1; shift; fi
-root=${1:?usage: tools/csl_examples.sh [--run] CHECKOUT [ARCH...]}
+only=
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --run) run=1; shift ;;
+    --only) only=${2:?--only needs a pattern}; shift 2 ;;
+    *) break ;;
+  esac
+done
+root=${1:?usage: tools/csl_examples.sh [--run] [--only PATTERN] CHECKOUT [ARCH...]}
 shift
 archs=${*:-wse2 wse3}
 bin=${WSEMU_BIN:-$(dirname "$0")/../build/bin}
@@ -44,6 +53,7 @@ run_example() {
 for dir in "$root"/tutorials/* "$root"/benchmarks/*; do
   [ -d "$dir" ] || continue
   name=$(basename "$(dirname "$dir")")/$(basename "$dir")
+  if [ -n "$only" ] && ! echo "$name" | grep -q -- "$only"; then continue; fi
   printf '| %s |' "$name"
   for a in $archs; do
     cmds="$dir/commands_$a.sh"
