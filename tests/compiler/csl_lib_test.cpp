@@ -1,8 +1,9 @@
 // The CSL standard libraries written for wsemu (compiler/csl/lib: <math>, <random>, <control>,
 // <memcpy/memcpy_switches>, <directions>, <simprint>, <debug>) run end to end: tests/compiler/programs/stdlib compiled by compile_csl, run on
 // the host runtime, and its outputs checked against references of the test's own: <cmath>,
-// the documented xorshift32 sequence, control payloads and log lines worked by hand from
-// isa/README.md, and control tasks that must run with the data the payloads carry.
+// the SDK's documented @random16 generator stepped one LFSR step at a time, control payloads and
+// log lines worked by hand from isa/README.md, and control tasks that must run with the data the
+// payloads carry.
 #include <bit>
 #include <cmath>
 #include <filesystem>
@@ -40,6 +41,8 @@ TEST(CslStdlib, MathRandomControlDirections) {
     rt.memcpy_d2h(m, "math_out", 0, 0, 1, 1, 5 * N);
     rt.memcpy_d2h(rnd, "rand_out", 0, 0, 1, 1, 2 * N);
     rt.memcpy_d2h(ctl, "ctrl_out", 0, 0, 1, 1, 6);
+    std::vector<uint32_t> bits(7);
+    rt.memcpy_d2h(bits, "rand_bits", 0, 0, 1, 1, 7);
     // <debug>: the two buffers, worked out by hand from the format in compiler/csl/lib/debug.csl.
     std::vector<uint32_t> trace(24), times(5);
     rt.memcpy_d2h(trace, "trace", 0, 0, 1, 1, 24);
@@ -91,21 +94,39 @@ TEST(CslStdlib, MathRandomControlDirections) {
     }
     EXPECT_TRUE(std::isinf(f(5 * 6 + 1)) && f(5 * 6 + 1) > 0) << "invsqrt(0) is +inf";
 
-    // xorshift32 from seed 7, as <random> documents it.
-    uint32_t s = 7;
-    auto next = [&] {
-      s ^= s << 13;
-      s ^= s >> 17;
-      s ^= s << 5;
-      return std::bit_cast<float>((s >> 9) | 0x3F800000u) - 1.0f;
+    // @random16 as the SDK documents it: an LFSR with polynomial x^23 + x^18 + 1 from 0xdeadbeef,
+    // a draw is the low 16 bits, then 128 steps; one step here at a time (the library takes 16
+    // at once), a step bringing bit 22 xor bit 17 in at bit 0 (compiler/csl/lib/random.csl).
+    uint32_t s = 0xdeadbeefu;
+    auto draw16 = [&] {
+      const uint32_t v = s & 0xFFFFu;
+      for (int k = 0; k < 128; ++k) s = (s << 1) | (((s >> 22) ^ (s >> 17)) & 1u);
+      return v;
     };
+    auto draw32 = [&] {
+      const uint32_t high = draw16();
+      return high << 16 | draw16();
+    };
+    EXPECT_EQ(bits[0], 0xBEEFu) << "the first draw: the low half of the documented initial state";
+    EXPECT_EQ(bits[0], draw16());
+    EXPECT_EQ(bits[1], draw16());
+    s = 7;
     for (int i = 0; i < 2 * N; ++i) {
       const float lo = i < N ? -1.0f : 2.0f, hi = i < N ? 1.0f : 5.0f;
-      const float want = lo + (hi - lo) * next();
+      const float u = std::bit_cast<float>((draw32() >> 9) | 0x3F800000u) - 1.0f;
+      const float want = lo + (hi - lo) * u;
       const float got = std::bit_cast<float>(rnd[size_t(i)]);
       EXPECT_EQ(got, want) << "draw " << i;
       EXPECT_TRUE(got >= lo && got < hi) << "draw " << i;
     }
+    EXPECT_EQ(bits[2], draw32() & 31u) << "random_pow_u32(5)";
+    EXPECT_EQ(bits[3], draw32()) << "random_pow_u32(32)";
+    draw32();  // random_pow_u32(0) draws and keeps nothing
+    EXPECT_EQ(bits[4], 0u) << "random_pow_u32(0)";
+    EXPECT_EQ(bits[5], draw32()) << "random_u32";
+    // random_f16(1, 2): u = the draw's top 10 bits as the fraction of an f16 in [1, 2), minus 1;
+    // 1 + 1 * u is exact in f16 (the ulp in [1, 2) is 2^-10): 0x3C00 | those 10 bits.
+    EXPECT_EQ(bits[6], 0x3C00u | (draw16() >> 6)) << "random_f16(1, 2)";
 
     // Payloads by hand: bit 22 = run the task, [21:16] its id, [15:0] data, [25:24] command 0.
     EXPECT_EQ(ctl[0], 0x01000000u) << "SWITCH_ADV, routers only";
