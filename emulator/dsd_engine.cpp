@@ -1,10 +1,13 @@
 // The DSD engine of PeCore: vector operations over descriptors, synchronous and asynchronous.
 //
-// Length: that of the first mem1d / mem4d / fabric operand (all of those must agree); a
-// circular buffer or FIFO adapts (a circular buffer gives its ring size only when no other
-// operand gives a length). Element i of an operation reads each source's element i (a register source is read anew for
-// every element, so a register destination that is also a source accumulates: a reduction),
-// computes, and writes the destination's element i. Memory-only synchronous operations run
+// Length: that of the first mem1d / mem4d / fabric operand. When that is the destination, a
+// longer source is read for its first `length` elements only and a shorter one is an error;
+// when the destination is a register, FIFO or circular buffer, the mem1d / mem4d / fabric
+// sources must all agree. A circular buffer or FIFO adapts (a circular buffer gives its ring
+// size only when no other operand gives a length). Element i of an operation reads each
+// source's element i (a register source is read anew for every element, so a register
+// destination that is also a source accumulates: a reduction), computes, and writes the
+// destination's element i. Memory-only synchronous operations run
 // in bulk at issue, the main thread then stays busy for startup + ceil(length / width)
 // cycles; operations with a fabric or FIFO operand, and every asynchronous one, advance
 // cycle by cycle (width elements per cycle, at most one when a fabric or FIFO operand is
@@ -252,6 +255,7 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
                .width = uint16_t(std::max(1, profile.simd_width(info.timing))), .stall = {}, .pc = main.pc,
                .async = insn.async};
   bool have_length = false;
+  bool dest_gives_length = false;
   int first_ring = -1;  // a circular buffer gives the length only when nothing else does
   for (int i = 0; i < info.num_operands; ++i) {
     VectorOperand& v = op.operands[i];
@@ -263,7 +267,11 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
     if (!have_length) {
       op.length = len;
       have_length = true;
-    } else if (len != op.length) {
+      dest_gives_length = i == 0;
+    } else if (dest_gives_length ? len < op.length : len != op.length) {
+      // A memory or fabric destination sets the count and a longer source is read only that far
+      // (the SDK's cholesky cuts its destination row with @set_dsd_length and keeps the source
+      // column's full extent). Without such a destination nothing says which source is meant.
       kernel_error(fmt::format("{}: operand d{} has {} elements, the operation {}", info.mnemonic, v.index, len,
                                op.length));
     }

@@ -1,6 +1,7 @@
 // DSD kinds and vector semantics: mem1d (strides), mem4d, circular buffers, FIFOs, fabric in
-// and out, register sources (broadcast) and destinations (reduction), fp16 and 16-bit integer
-// operations, and the vector timing model (startup + ceil(length / SIMD width)).
+// and out, register sources (broadcast) and destinations (reduction), the operation's length
+// (a memory destination's; shorter or disagreeing sources are errors), fp16 and 16-bit
+// integer operations, and the vector timing model (startup + ceil(length / SIMD width)).
 #include <gtest/gtest.h>
 
 #include "isa/fp16.hpp"
@@ -41,6 +42,59 @@ main:
 )",
                     p);
   EXPECT_EQ(read<float>(*w, 0, 0, addr(*p, "z"), 4), (std::vector<float>{11, 23, 35, 47}));
+}
+
+TEST(Dsd, MemoryDestinationGivesTheLengthAndALongerSourceIsReadThatFar) {
+  // The destination is cut to 2 of y's 3 elements; x keeps 4. y[i] = y[i] + x[i] * 0.5 for
+  // i < 2: 1 + 10 * 0.5 = 6, 2 + 20 * 0.5 = 12; y[2] is outside the operation and stays 7.
+  std::shared_ptr<const isa::ObjectImage> p;
+  auto w = run_task(R"(
+.data
+x:      .f32 10, 20, 30, 40
+y:      .f32 1, 2, 7
+.dsd    xd = mem1d(x, 4)
+.dsd    yd = mem1d(y, 3)
+.code
+main:
+  dsdcopy d20, yd
+  dsdlen d20, 2
+  li r2, 0.5
+  fmacs d20, d20, xd, r2
+  exit
+)",
+                    p);
+  EXPECT_EQ(read<float>(*w, 0, 0, addr(*p, "y"), 3), (std::vector<float>{6, 12, 7}));
+}
+
+TEST(Dsd, ASourceShorterThanTheOperationOrSourcesThatDisagreeAreKernelErrors) {
+  struct Case {
+    std::string code, message;
+  };
+  const Case cases[] = {
+      // Memory destination of 4, source of 2: there is no element 2 to read.
+      {"  fadds y4, y4, x2\n  exit\n", "fadds: operand d"},
+      // Register destination: nothing gives the length but the sources, so they must agree.
+      {"  li r3, 0\n  fmacs r3, r3, y4, x2\n  exit\n", "fmacs: operand d"},
+  };
+  for (const Case& c : cases) {
+    const auto p = assemble(R"(.task main, local, 10
+.data
+x:      .f32 1, 2
+y:      .f32 1, 2, 3, 4
+.dsd    x2 = mem1d(x, 2)
+.dsd    y4 = mem1d(y, 4)
+.code
+main:
+)" + c.code);
+    emu::Wafer w(emu::arch_profile("wse2"), 1, 1);
+    w.load_program(0, 0, p);
+    w.activate_task(0, 0, 10);
+    const emu::RunResult r = w.run(1000);
+    ASSERT_EQ(r.status, emu::RunResult::Status::FAULT) << c.code << r.to_string();
+    EXPECT_EQ(r.fault->kind, emu::FaultKind::KERNEL_ERROR);
+    EXPECT_NE(r.fault->message.find(c.message), std::string::npos) << r.fault->to_string();
+    EXPECT_NE(r.fault->message.find("has 2 elements, the operation 4"), std::string::npos) << r.fault->to_string();
+  }
 }
 
 TEST(Dsd, RegisterSourceBroadcastsAndRegisterDestinationReduces) {
