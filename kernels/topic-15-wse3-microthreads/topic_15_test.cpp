@@ -4,6 +4,7 @@
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/expect_host_error.hpp"
 #include "tests/e2e/kernel_harness.hpp"
+#include "kernels/topic-15-wse3-microthreads/topic_15_run.hpp"
 
 namespace wsemu::testing {
 namespace {
@@ -13,19 +14,7 @@ using runtime::host::HostError;
 TEST(Topic15, ExplicitMicrothreadsCarryTwoTransfersAtOnce) {
   const int n = 8;
   const compiler::Executable exe = build_kernel("topic-15-wse3-microthreads", {{"N", n}});
-  const xt::xarray<float> x = random_array({size_t(n)}, 1501), w = random_array({size_t(n)}, 1502);
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
-  rt.memcpy_h2d("x", words(x), 0, 0, 1, 1, n);
-  rt.memcpy_h2d("w", words(w), 0, 0, 1, 1, n);
-  rt.launch("compute");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> z(static_cast<size_t>(n));
-  rt.memcpy_d2h(z, "z", 1, 0, 1, 1, n);
-  const xt::xarray<double> want = xt::cast<double>(x) + 2.0 * xt::cast<double>(w);
-  expect_close(floats(z, {size_t(n)}), want, 1e-6, 1e-6, "z");
-  std::printf("topic-15 N=%d: %llu cycles (launch %llu)\n", n, (unsigned long long)rt.cycles(),
-              (unsigned long long)rt.stats().launch_cycles);
+  expect_two_transfers_sum(exe, n, "assembly");
 }
 
 TEST(Topic15, TwoOperationsOnOneMicrothreadAreAKernelError) {

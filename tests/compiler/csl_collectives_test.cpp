@@ -11,6 +11,7 @@
 #include "compiler/csl/cslc.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/compiler/csl_test_support.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -61,13 +62,11 @@ TEST_P(CslCollectives, EveryOperationEveryRootBothDimensions) {
       rt.memcpy_h2d("done", std::vector<uint32_t>(size_t(W * H * 4), 0), 0, 0, W, H, 4);
       const uint32_t arg = uint32_t(root);
       rt.launch(rows ? "row_ops" : "col_ops", std::span<const uint32_t>(&arg, 1));
-      std::vector<uint32_t> b(bcast.size()), sr(size_t(W * H * kChunk)), gr(size_t(W * H * PM * kChunk)), rr(red_send.size()),
-          done(size_t(W * H * 4));
-      rt.memcpy_d2h(b, "bcast", 0, 0, W, H, kLen);
-      rt.memcpy_d2h(sr, "scat_recv", 0, 0, W, H, kChunk);
-      rt.memcpy_d2h(gr, "gath_recv", 0, 0, W, H, PM * kChunk);
-      rt.memcpy_d2h(rr, "red_recv", 0, 0, W, H, kLen);
-      rt.memcpy_d2h(done, "done", 0, 0, W, H, 4);
+      std::vector<uint32_t> b = read_back(rt, "bcast", 0, 0, W, H, kLen);
+      std::vector<uint32_t> sr = read_back(rt, "scat_recv", 0, 0, W, H, kChunk);
+      std::vector<uint32_t> gr = read_back(rt, "gath_recv", 0, 0, W, H, PM * kChunk);
+      std::vector<uint32_t> rr = read_back(rt, "red_recv", 0, 0, W, H, kLen);
+      std::vector<uint32_t> done = read_back(rt, "done", 0, 0, W, H, 4);
       for (int y = 0; y < H; ++y)
         for (int x = 0; x < W; ++x) {
           SCOPED_TRACE("PE (" + std::to_string(x) + ", " + std::to_string(y) + ")");
@@ -104,9 +103,7 @@ TEST_P(CslCollectives, EveryOperationEveryRootBothDimensions) {
 INSTANTIATE_TEST_SUITE_P(Shapes, CslCollectives,
                          ::testing::Values(Shape{"wse2", 4, 3}, Shape{"wse3", 4, 3}, Shape{"wse2", 1, 3}, Shape{"wse3", 5, 1},
                                            Shape{"wse3", 2, 2}),
-                         [](const auto& info) {
-                           return info.param.arch + "_" + std::to_string(info.param.w) + "x" + std::to_string(info.param.h);
-                         });
+                         named_by(&Shape::arch, "_", &Shape::w, "x", &Shape::h));
 
 }  // namespace
 }  // namespace wsemu::testing

@@ -8,6 +8,7 @@
 #include "compiler/csl/cslc.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/compiler/csl_test_support.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -49,8 +50,7 @@ TEST(CslDsdsInMemory, FortyDsdVariablesGiveTheResultsOfTheirFormula) {
     for (float v : a0) in.push_back(std::bit_cast<uint32_t>(v));
     rt.memcpy_h2d("a", in, 0, 0, 1, 1, K * N);
     rt.launch("run");
-    std::vector<uint32_t> got(size_t(K * N));
-    rt.memcpy_d2h(got, "a", 0, 0, 1, 1, K * N);
+    std::vector<uint32_t> got = read_back(rt, "a", 0, 0, 1, 1, K * N);
     for (int j = 0; j < K * N; ++j) EXPECT_EQ(std::bit_cast<float>(got[size_t(j)]), want[size_t(j)]) << "a[" << j << "]";
   }
 }
@@ -96,14 +96,12 @@ TEST(CslMapOverDsdVariables, BaseLengthAndStrideSetAtRunTime) {
     rt.memcpy_h2d("x", bits(x), 0, 0, 1, 1, 8);
     rt.memcpy_h2d("y", bits(y), 0, 0, 1, 1, 8);
     rt.launch("run");
-    std::vector<uint32_t> got_out(8), got_sums(2);
-    rt.memcpy_d2h(got_out, "out", 0, 0, 1, 1, 8);
-    rt.memcpy_d2h(got_sums, "sums", 0, 0, 1, 1, 2);
+    std::vector<uint32_t> got_out = read_back(rt, "out", 0, 0, 1, 1, 8);
+    std::vector<uint32_t> got_sums = read_back(rt, "sums", 0, 0, 1, 1, 2);
     EXPECT_EQ(got_out, bits(out));
     EXPECT_EQ(std::bit_cast<float>(got_sums[0]), dot);
     EXPECT_EQ(std::bit_cast<float>(got_sums[1]), 7.0f) << "a map over a DSD variable of length 0 ran";
-    std::vector<uint32_t> got_red(2);
-    rt.memcpy_d2h(got_red, "red", 0, 0, 1, 1, 2);
+    std::vector<uint32_t> got_red = read_back(rt, "red", 0, 0, 1, 1, 2);
     EXPECT_EQ(std::bit_cast<float>(got_red[0]), local_max) << "@fmaxs into a local";
     EXPECT_EQ(std::bit_cast<float>(got_red[1]), peak) << "@fadds into a global";
   }
@@ -122,11 +120,9 @@ TEST(CslLoadToDsr, MicrothreadAndActivationOfTheOpOnTheDsr) {
   SdkRuntime rt(*r.executable);
   rt.load();
   rt.memcpy_h2d("src", in, 0, 0, 1, 1, 4);
-  rt.launch("run");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> dst(4), done(1);
-  rt.memcpy_d2h(dst, "dst", 0, 0, 1, 1, 4);
-  rt.memcpy_d2h(done, "done", 0, 0, 1, 1, 1);
+  launch_and_settle(rt, "run");
+  std::vector<uint32_t> dst = read_back(rt, "dst", 0, 0, 1, 1, 4);
+  std::vector<uint32_t> done = read_back(rt, "done", 0, 0, 1, 1, 1);
   EXPECT_EQ(dst, in);
   EXPECT_EQ(done[0], 42u);
 }
@@ -143,10 +139,8 @@ TEST(CslWaveletIndexOffset, TheWaveletIndexMovesTheDsdBase) {
     half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
     const std::vector<uint32_t> tab = {1, 10, 100, 1000, 1, 10, 100, 1000};
     rt.memcpy_h2d("tab", tab, 0, 0, 2, 1, 4, half);
-    rt.launch("send");
-    rt.run_until_quiescent();
-    std::vector<uint32_t> acc(6);
-    rt.memcpy_d2h(acc, "acc", 0, 0, 2, 1, 3, half);
+    launch_and_settle(rt, "send");
+    std::vector<uint32_t> acc = read_back(rt, "acc", 0, 0, 2, 1, 3, half);
     for (auto& v : acc) v &= 0xFFFFu;
     EXPECT_EQ(acc, (std::vector<uint32_t>{0, 0, 0, 111, 1110, 18}));
   }

@@ -8,6 +8,7 @@
 #include "compiler/csl/cslc.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/compiler/csl_test_support.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -36,14 +37,12 @@ TEST(CslActivate, ComptimeActivatedTaskRunsAtLoad) {
     SdkRuntime rt(*r.executable);
     rt.load();
     rt.run_until_quiescent();
-    std::vector<uint32_t> table(N, 0), gate(1, 99);
-    rt.memcpy_d2h(table, "table", 0, 0, 1, 1, N);
-    rt.memcpy_d2h(gate, "gate", 0, 0, 1, 1, 1);
+    std::vector<uint32_t> table = read_back(rt, "table", 0, 0, 1, 1, N);
+    std::vector<uint32_t> gate = read_back(rt, "gate", 0, 0, 1, 1, 1);
     for (int i = 0; i < N; ++i) EXPECT_EQ(table[size_t(i)], uint32_t(3 * i + 1)) << "table[" << i << "]";
     EXPECT_EQ(gate[0], uint32_t(3 * (N - 1) + 1 + 7)) << "the blocked task ran before the table was filled, or never";
-    rt.launch("again");
-    rt.run_until_quiescent();
-    rt.memcpy_d2h(gate, "gate", 0, 0, 1, 1, 1);
+    launch_and_settle(rt, "again");
+    gate = read_back(rt, "gate", 0, 0, 1, 1, 1);
     EXPECT_EQ(gate[0], uint32_t(2 * (3 * (N - 1) + 1 + 7) + 100));
   }
 }
@@ -74,11 +73,10 @@ TEST(CslMap, CallbackAppliedPerElement) {
     std::vector<uint32_t> cw(c0.begin(), c0.end());
     rt.memcpy_h2d("c", cw, 0, 0, 1, 1, N);
     rt.launch("run");
-    std::vector<uint32_t> got_m(size_t(N * N)), got_diag(N), got_c(N), got_sums(2);
-    rt.memcpy_d2h(got_m, "m", 0, 0, 1, 1, N * N);
-    rt.memcpy_d2h(got_diag, "diag", 0, 0, 1, 1, N);
-    rt.memcpy_d2h(got_c, "c", 0, 0, 1, 1, N);
-    rt.memcpy_d2h(got_sums, "sums", 0, 0, 1, 1, 2);
+    std::vector<uint32_t> got_m = read_back(rt, "m", 0, 0, 1, 1, N * N);
+    std::vector<uint32_t> got_diag = read_back(rt, "diag", 0, 0, 1, 1, N);
+    std::vector<uint32_t> got_c = read_back(rt, "c", 0, 0, 1, 1, N);
+    std::vector<uint32_t> got_sums = read_back(rt, "sums", 0, 0, 1, 1, 2);
     for (int i = 0; i < N * N; ++i) EXPECT_EQ(std::bit_cast<float>(got_m[size_t(i)]), m[size_t(i)]) << "m element " << i;
     for (int i = 0; i < N; ++i) EXPECT_EQ(std::bit_cast<float>(got_diag[size_t(i)]), diag[size_t(i)]) << "diag[" << i << "]";
     for (int i = 0; i < N; ++i) EXPECT_EQ(int32_t(got_c[size_t(i)]), c[size_t(i)]) << "c[" << i << "]";
@@ -115,9 +113,8 @@ TEST(CslHalf, ScalarArithmeticRoundsEachOperationToF16) {
     rt.memcpy_h2d("a", a, 0, 0, 1, 1, N, half);
     rt.memcpy_h2d("b", b, 0, 0, 1, 1, N, half);
     rt.launch("run");
-    std::vector<uint32_t> h(size_t(4 * N)), s(size_t(2 * N));
-    rt.memcpy_d2h(h, "h", 0, 0, 1, 1, 4 * N, half);
-    rt.memcpy_d2h(s, "s", 0, 0, 1, 1, 2 * N);
+    std::vector<uint32_t> h = read_back(rt, "h", 0, 0, 1, 1, 4 * N, half);
+    std::vector<uint32_t> s = read_back(rt, "s", 0, 0, 1, 1, 2 * N);
     for (auto& v : h) v &= 0xFFFFu;
     EXPECT_EQ(h, want_h);
     EXPECT_EQ(s, want_s);
@@ -137,16 +134,14 @@ TEST(CslComptimeAssign, ElementsAndFieldsOfComptimeLocals) {
     SCOPED_TRACE(arch);
     SdkRuntime rt(executable_of(compile_program("comptime_assign", {}, arch)));
     rt.load();
-    std::vector<uint32_t> got_tab(8), got_grid(6), got_fields(3);
-    rt.memcpy_d2h(got_tab, "tab", 0, 0, 1, 1, 8);
-    rt.memcpy_d2h(got_grid, "grid", 0, 0, 1, 1, 6);
-    rt.memcpy_d2h(got_fields, "fields", 0, 0, 1, 1, 3);
+    std::vector<uint32_t> got_tab = read_back(rt, "tab", 0, 0, 1, 1, 8);
+    std::vector<uint32_t> got_grid = read_back(rt, "grid", 0, 0, 1, 1, 6);
+    std::vector<uint32_t> got_fields = read_back(rt, "fields", 0, 0, 1, 1, 3);
     for (int i = 0; i < 8; ++i) EXPECT_EQ(int32_t(got_tab[size_t(i)]), tab[size_t(i)]) << "tab[" << i << "]";
     for (int i = 0; i < 6; ++i) EXPECT_EQ(std::bit_cast<float>(got_grid[size_t(i)]), grid[size_t(i)]) << "grid element " << i;
     for (int i = 0; i < 3; ++i) EXPECT_EQ(int32_t(got_fields[size_t(i)]), fields[size_t(i)]) << "fields[" << i << "]";
     rt.launch("run");
-    std::vector<uint32_t> copied(8);
-    rt.memcpy_d2h(copied, "copied", 0, 0, 1, 1, 8);
+    std::vector<uint32_t> copied = read_back(rt, "copied", 0, 0, 1, 1, 8);
     for (int i = 0; i < 8; ++i) EXPECT_EQ(int32_t(copied[size_t(i)]), tab[size_t(i)]) << "copied[" << i << "] (through &squares_c)";
   }
 }
@@ -169,19 +164,15 @@ TEST(CslOptions, NamedOptionsTaskParamAndElementAddress) {
     std::vector<uint32_t> sw;
     for (float v : src) sw.push_back(std::bit_cast<uint32_t>(v));
     rt.memcpy_h2d("src", sw, 0, 0, 1, 1, 4);
-    rt.launch("run");
-    rt.run_until_quiescent();
-    std::vector<uint32_t> dst(4), grid(6);
-    rt.memcpy_d2h(dst, "dst", 0, 0, 1, 1, 4);
-    rt.memcpy_d2h(grid, "grid", 0, 0, 1, 1, 6);
+    launch_and_settle(rt, "run");
+    std::vector<uint32_t> dst = read_back(rt, "dst", 0, 0, 1, 1, 4);
+    std::vector<uint32_t> grid = read_back(rt, "grid", 0, 0, 1, 1, 6);
     EXPECT_EQ(dst, sw);
     const std::vector<float> want = {1.0f, 3.25f, 8.0f, 6.0f, 8.0f, 16.0f};
     for (int i = 0; i < 6; ++i) EXPECT_EQ(std::bit_cast<float>(grid[size_t(i)]), want[size_t(i)]) << "grid element " << i;
-    std::vector<uint32_t> win(2);
-    rt.memcpy_d2h(win, "win", 0, 0, 1, 1, 2);
+    std::vector<uint32_t> win = read_back(rt, "win", 0, 0, 1, 1, 2);
     EXPECT_EQ(win, (std::vector<uint32_t>{sw[1], sw[2]}));
-    std::vector<uint32_t> head(2);
-    rt.memcpy_d2h(head, "head", 0, 0, 1, 1, 2);
+    std::vector<uint32_t> head = read_back(rt, "head", 0, 0, 1, 1, 2);
     EXPECT_EQ(head[0], sw[0]);
     EXPECT_EQ(head[1], sw[0]) << "a placeholder over an i16 array based at an f32 array";
   }
@@ -217,10 +208,8 @@ TEST(CslWrap16, SumsProductsAndShiftsWrapToTheirType) {
     half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
     rt.memcpy_h2d("u", std::vector<uint32_t>{a, b}, 0, 0, 1, 1, 2, half);
     rt.memcpy_h2d("s", std::vector<uint32_t>{uint16_t(c), uint16_t(d)}, 0, 0, 1, 1, 2, half);
-    rt.launch("run");
-    rt.run_until_quiescent();
-    std::vector<uint32_t> out(want.size());
-    rt.memcpy_d2h(out, "out", 0, 0, 1, 1, int(out.size()));
+    launch_and_settle(rt, "run");
+    std::vector<uint32_t> out = read_back(rt, "out", 0, 0, 1, 1, int(want.size()));
     for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(out[i], want[i]) << "out[" << i << "]";
   }
 }

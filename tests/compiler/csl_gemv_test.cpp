@@ -2,12 +2,17 @@
 // runtime, fed through the memcpy firmware, and checked against the xtensor references of
 // tests/e2e/kernel_harness.hpp (never against the emulator's own output).
 #include <filesystem>
+#include <initializer_list>
+#include <string>
+#include <utility>
 
 #include "compiler/csl/cslc.hpp"
+#include "kernels/topic-15-wse3-microthreads/topic_15_run.hpp"
 #include "tests/compiler/csl_test_support.hpp"
 #include "runtime/host/host_error.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/gemv_tiles.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -43,10 +48,8 @@ TEST_P(CslGemv01, MatchesReference) {
   rt.memcpy_h2d("A", words(A), 0, 0, 1, 1, c.M * c.N);
   rt.memcpy_h2d("x", words(x), 0, 0, 1, 1, c.N);
   rt.memcpy_h2d("b", words(b), 0, 0, 1, 1, c.M);
-  rt.launch("compute");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> y(size_t(c.M), 0);
-  rt.memcpy_d2h(y, "y", 0, 0, 1, 1, c.M);
+  launch_and_settle(rt, "compute");
+  std::vector<uint32_t> y = read_back(rt, "y", 0, 0, 1, 1, c.M);
   expect_close(floats(y, {size_t(c.M)}), gemv_reference(A, x, b), 1e-5, 1e-5, "y");
   {
     // The assembly version on the same inputs and host calls, for the kernel README's cycle row.
@@ -55,26 +58,21 @@ TEST_P(CslGemv01, MatchesReference) {
     ra.memcpy_h2d("A", words(A), 0, 0, 1, 1, c.M * c.N);
     ra.memcpy_h2d("x", words(x), 0, 0, 1, 1, c.N);
     ra.memcpy_h2d("b", words(b), 0, 0, 1, 1, c.M);
-    ra.launch("compute");
-    ra.run_until_quiescent();
-    std::vector<uint32_t> ya(size_t(c.M), 0);
-    ra.memcpy_d2h(ya, "y", 0, 0, 1, 1, c.M);
+    launch_and_settle(ra, "compute");
+    std::vector<uint32_t> ya = read_back(ra, "y", 0, 0, 1, 1, c.M);
     std::printf("gemv-01 %s %dx%d: cycles CSL %llu (launch %llu), assembly %llu (launch %llu)\n", c.arch.c_str(), c.M, c.N,
                 (unsigned long long)rt.cycles(), (unsigned long long)rt.stats().launch_cycles,
                 (unsigned long long)ra.cycles(), (unsigned long long)ra.stats().launch_cycles);
   }
   // A second launch starts from column 0 again (the column DSD is a local).
-  rt.launch("compute");
-  rt.run_until_quiescent();
-  rt.memcpy_d2h(y, "y", 0, 0, 1, 1, c.M);
+  launch_and_settle(rt, "compute");
+  y = read_back(rt, "y", 0, 0, 1, 1, c.M);
   expect_close(floats(y, {size_t(c.M)}), gemv_reference(A, x, b), 1e-5, 1e-5, "y after a second launch");
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, CslGemv01,
                          ::testing::Values(Case{4, 6, "wse2"}, Case{17, 9, "wse2"}, Case{4, 6, "wse3"}, Case{13, 7, "wse3"}),
-                         [](const auto& info) {
-                           return info.param.arch + "_" + std::to_string(info.param.M) + "x" + std::to_string(info.param.N);
-                         });
+                         named_by(&Case::arch, "_", &Case::M, "x", &Case::N));
 
 TEST(CslGemv01, GeneratedSourcesStayInTheOutputFolder) {
   auto r = compile_kernel("kernels/gemv-01-single-pe/csl/layout.csl", {{"M", "4"}, {"N", "6"}}, "wse2", "wsemu-csl-gemv01-src");
@@ -87,26 +85,38 @@ TEST(CslGemv01, GeneratedSourcesStayInTheOutputFolder) {
   EXPECT_NE(r.layout_wsl.find("rect r0 at (4, 1) size 1 x 1"), std::string::npos) << r.layout_wsl;
 }
 
-// gemv-06: two PEs, a route, fabout and fabin DSDs; the same host harness as the assembly
-// version (tests/e2e/gemv_tiles.hpp), so the cycle counts compare like for like.
-TEST(CslGemv06, MatchesReferenceAndPrintsCycles) {
+// gemv-06 and gemv-07 as CSL on the same host harness as their assembly versions
+// (tests/e2e/gemv_tiles.hpp, A x + b on kx x ky PEs), so the cycle counts compare like for like:
+// each M x N size on wse2 and wse3 against the reference; on wse2 the assembly version runs the
+// same inputs for the kernel README's cycle row. A from `seed`, x from seed + 1, b from seed + 2.
+void expect_tiled_csl_gemv(const std::string& folder, std::initializer_list<std::pair<int, int>> sizes,
+                           CslPlacement at, size_t kx, size_t ky, uint32_t seed) {
+  const std::string kernel = folder.substr(0, 7);  // "gemv-06"
+  std::string tag = kernel;
+  std::erase(tag, '-');
   for (const std::string arch : {"wse2", "wse3"})
-    for (auto [M, N] : {std::pair{4, 6}, std::pair{10, 9}}) {
+    for (auto [M, N] : sizes) {
       SCOPED_TRACE(arch + " " + std::to_string(M) + "x" + std::to_string(N));
-      auto r = compile_csl_kernel(source_dir() + "/kernels/gemv-06-routes-1/csl/layout.csl", {{"M", std::to_string(M)}, {"N", std::to_string(N)}}, arch,
-                                 {4, 3, 1, 1}, "wsemu-csl-gemv06-" + arch);
+      auto r = compile_csl_kernel(source_dir() + "/kernels/" + folder + "/csl/layout.csl",
+                                  {{"M", std::to_string(M)}, {"N", std::to_string(N)}}, arch, at,
+                                  "wsemu-csl-" + tag + "-" + arch);
       ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-      const xt::xarray<float> A = random_array({size_t(M), size_t(N)}, 41), x = random_array({size_t(N)}, 42),
-                              b = random_array({size_t(M)}, 43);
-      const TiledRun csl = run_tiled_gemv(*r.executable, A, x, b, 2, 1);
+      const xt::xarray<float> A = random_array({size_t(M), size_t(N)}, seed), x = random_array({size_t(N)}, seed + 1),
+                              b = random_array({size_t(M)}, seed + 2);
+      const TiledRun csl = run_tiled_gemv(*r.executable, A, x, b, kx, ky);
       expect_close(csl.y, gemv_reference(A, x, b), 1e-5, 1e-5, "y");
       if (arch == "wse2") {
-        const TiledRun wsa = run_tiled_gemv(build_kernel("gemv-06-routes-1", {{"M", M}, {"N", N}}), A, x, b, 2, 1);
-        std::printf("gemv-06 %dx%d: cycles CSL %llu (launch %llu), assembly %llu (launch %llu)\n", M, N,
+        const TiledRun wsa = run_tiled_gemv(build_kernel(folder, {{"M", M}, {"N", N}}), A, x, b, kx, ky);
+        std::printf("%s %dx%d: cycles CSL %llu (launch %llu), assembly %llu (launch %llu)\n", kernel.c_str(), M, N,
                     (unsigned long long)csl.cycles, (unsigned long long)csl.launch_cycles, (unsigned long long)wsa.cycles,
                     (unsigned long long)wsa.launch_cycles);
       }
     }
+}
+
+// gemv-06: two PEs, a route, fabout and fabin DSDs.
+TEST(CslGemv06, MatchesReferenceAndPrintsCycles) {
+  expect_tiled_csl_gemv("gemv-06-routes-1", {{4, 6}, {10, 9}}, {4, 3, 1, 1}, 2, 1, 41);
 }
 
 // gemv-05: gemv-01's PE program on a row of PEs, a different problem per PE.
@@ -121,10 +131,8 @@ TEST(CslGemv05, EveryPeOfTheRowMatchesItsReference) {
   rt.memcpy_h2d("A", words(A), 0, 0, int(width), 1, int(M * N));
   rt.memcpy_h2d("x", words(x), 0, 0, int(width), 1, int(N));
   rt.memcpy_h2d("b", words(b), 0, 0, int(width), 1, int(M));
-  rt.launch("compute");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> y(width * M);
-  rt.memcpy_d2h(y, "y", 0, 0, int(width), 1, int(M));
+  launch_and_settle(rt, "compute");
+  std::vector<uint32_t> y = read_back(rt, "y", 0, 0, int(width), 1, int(M));
   for (size_t p = 0; p < width; ++p) {
     xt::xarray<float> yp = xt::zeros<float>({M});
     for (size_t i = 0; i < M; ++i) yp(i) = std::bit_cast<float>(y[p * M + i]);
@@ -135,23 +143,7 @@ TEST(CslGemv05, EveryPeOfTheRowMatchesItsReference) {
 
 // gemv-07: 2 x 2 PEs, x multicast south, partial sums east.
 TEST(CslGemv07, MatchesReferenceAndPrintsCycles) {
-  for (const std::string arch : {"wse2", "wse3"})
-    for (auto [M, N] : {std::pair{8, 6}, std::pair{9, 7}}) {
-      SCOPED_TRACE(arch + " " + std::to_string(M) + "x" + std::to_string(N));
-      auto r = compile_csl_kernel(source_dir() + "/kernels/gemv-07-routes-2/csl/layout.csl", {{"M", std::to_string(M)}, {"N", std::to_string(N)}}, arch,
-                                 {4, 4, 1, 1}, "wsemu-csl-gemv07-" + arch);
-      ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-      const xt::xarray<float> A = random_array({size_t(M), size_t(N)}, 51), x = random_array({size_t(N)}, 52),
-                              b = random_array({size_t(M)}, 53);
-      const TiledRun csl = run_tiled_gemv(*r.executable, A, x, b, 2, 2);
-      expect_close(csl.y, gemv_reference(A, x, b), 1e-5, 1e-5, "y");
-      if (arch == "wse2") {
-        const TiledRun wsa = run_tiled_gemv(build_kernel("gemv-07-routes-2", {{"M", M}, {"N", N}}), A, x, b, 2, 2);
-        std::printf("gemv-07 %dx%d: cycles CSL %llu (launch %llu), assembly %llu (launch %llu)\n", M, N,
-                    (unsigned long long)csl.cycles, (unsigned long long)csl.launch_cycles, (unsigned long long)wsa.cycles,
-                    (unsigned long long)wsa.launch_cycles);
-      }
-    }
+  expect_tiled_csl_gemv("gemv-07-routes-2", {{8, 6}, {9, 7}}, {4, 4, 1, 1}, 2, 2, 51);
 }
 
 // The host streams of <memcpy/memcpy>: MEMCPYH2D_1 into a fabin DSD, MEMCPYD2H_1 out of a fabout
@@ -170,8 +162,7 @@ TEST(CslStreams, HostStreamsInAndOut) {
     runtime::host::MemcpyOptions stream;
     stream.streaming = true;
     rt.memcpy_h2d("start", words(x), 0, 0, 1, 1, N, stream);
-    std::vector<uint32_t> out(size_t(N), 0);
-    rt.memcpy_d2h(out, "start", 0, 0, 1, 1, N, stream);
+    std::vector<uint32_t> out = read_back(rt, "start", 0, 0, 1, 1, N, stream);
     const xt::xarray<float> got = floats(out, {size_t(N)});
     for (int i = 0; i < N; ++i) EXPECT_FLOAT_EQ(got(i), x(i) + 1.0f) << i;
   }
@@ -193,10 +184,8 @@ TEST(CslTopic09, FifoAndLoopbackCubeTheStream) {
       stream.streaming = true;
       rt.launch("start");
       rt.memcpy_h2d(name, words(x), 0, 0, 1, 1, n, stream);
-      out.assign(size_t(n), 0);
-      rt.memcpy_d2h(out, name, 0, 0, 1, 1, n, stream);
-      std::vector<uint32_t> ncubed(1);
-      rt.memcpy_d2h(ncubed, "ncubed", 0, 0, 1, 1, 1);
+      out = read_back(rt, name, 0, 0, 1, 1, n, stream);
+      std::vector<uint32_t> ncubed = read_back(rt, "ncubed", 0, 0, 1, 1, 1);
       EXPECT_EQ(ncubed[0], uint32_t(n));
       cycles = rt.cycles();
     };
@@ -230,8 +219,7 @@ TEST(CslPipeline01, AddsOneToTheStream) {
   stream.streaming = true;
   rt.launch("start");
   rt.memcpy_h2d("start", in, 0, 0, 1, 1, size, stream);
-  std::vector<uint32_t> out(static_cast<size_t>(size));
-  rt.memcpy_d2h(out, "start", 1, 0, 1, 1, size, stream);
+  std::vector<uint32_t> out = read_back(rt, "start", 1, 0, 1, 1, size, stream);
   for (size_t i = 0; i < in.size(); ++i) EXPECT_EQ(out[i], (in[i] + 1) & 0xFFFF) << "element " << i;
   std::printf("pipeline-01 %d elements: cycles CSL %llu\n", size, (unsigned long long)rt.cycles());
 }
@@ -243,19 +231,7 @@ TEST(CslTopic15, MicrothreadsCarryTwoTransfersAtOnce) {
   auto r = compile_csl_kernel(source_dir() + "/kernels/topic-15-wse3-microthreads/csl/layout.csl", {{"N", std::to_string(n)}}, "wse3",
                              {4, 3, 1, 1}, "wsemu-csl-topic15");
   ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-  const xt::xarray<float> x = random_array({size_t(n)}, 1501), w = random_array({size_t(n)}, 1502);
-  SdkRuntime rt(*r.executable);
-  rt.load();
-  rt.memcpy_h2d("x", words(x), 0, 0, 1, 1, n);
-  rt.memcpy_h2d("w", words(w), 0, 0, 1, 1, n);
-  rt.launch("compute");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> z(static_cast<size_t>(n));
-  rt.memcpy_d2h(z, "z", 1, 0, 1, 1, n);
-  const xt::xarray<double> want = xt::cast<double>(x) + 2.0 * xt::cast<double>(w);
-  expect_close(floats(z, {size_t(n)}), want, 1e-6, 1e-6, "z");
-  std::printf("topic-15 N=%d: cycles CSL %llu (launch %llu)\n", n, (unsigned long long)rt.cycles(),
-              (unsigned long long)rt.stats().launch_cycles);
+  expect_two_transfers_sum(*r.executable, n, "CSL");
   // wse2 is refused with the program's own assertion.
   auto r2 = compile_csl_kernel(source_dir() + "/kernels/topic-15-wse3-microthreads/csl/layout.csl", {{"N", std::to_string(n)}}, "wse2", {4, 3, 1, 1}, "wsemu-csl-topic15");
   ASSERT_FALSE(r2.ok());
@@ -281,9 +257,8 @@ TEST(CslTopic03, DataTaskSumsTheHostStream) {
     runtime::host::MemcpyOptions stream;
     stream.streaming = true;
     rt.memcpy_h2d("sum", data, 0, 0, 1, 1, int(n), stream);
-    std::vector<uint32_t> sum(1), count(1);
-    rt.memcpy_d2h(sum, "sum", 0, 0, 1, 1, 1);
-    rt.memcpy_d2h(count, "count", 0, 0, 1, 1, 1);
+    std::vector<uint32_t> sum = read_back(rt, "sum", 0, 0, 1, 1, 1);
+    std::vector<uint32_t> count = read_back(rt, "count", 0, 0, 1, 1, 1);
     EXPECT_EQ(sum[0], expected);
     EXPECT_EQ(count[0], n);
     std::printf("topic-03 %s, %zu wavelets: cycles CSL %llu\n", arch.c_str(), n, (unsigned long long)rt.cycles());
@@ -295,10 +270,8 @@ TEST(CslSpill, LocalsBeyondTheRegistersLiveInMemory) {
   SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/spill/layout.csl", {}, "wse2",
                              {3, 3, 1, 1}, "wsemu-csl-spill")));
   rt.load();
-  rt.launch("f");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> out(2);
-  rt.memcpy_d2h(out, "out", 0, 0, 1, 1, 2);
+  launch_and_settle(rt, "f");
+  std::vector<uint32_t> out = read_back(rt, "out", 0, 0, 1, 1, 2);
   EXPECT_EQ(int32_t(out[0]), 36);
   EXPECT_EQ(int32_t(out[1]), 36);
   // Nested loops past the registers and a call with nine parameters, the same sums in C++.
@@ -309,10 +282,8 @@ TEST(CslSpill, LocalsBeyondTheRegistersLiveInMemory) {
         acc += i * 100 + j * 10 + k;
         ++count;
       }
-  rt.launch("loops");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> sums(3);
-  rt.memcpy_d2h(sums, "sums", 0, 0, 1, 1, 3);
+  launch_and_settle(rt, "loops");
+  std::vector<uint32_t> sums = read_back(rt, "sums", 0, 0, 1, 1, 3);
   EXPECT_EQ(int32_t(sums[0]), acc);
   EXPECT_EQ(int32_t(sums[1]), count);
   EXPECT_EQ(int32_t(sums[2]), 1 + 2 * 2 + 3 * 3 + 4 * 4 + 5 * 5 + 6 * 4 + 7 * -3 + 8 * 5 + 9 * 8);
@@ -334,10 +305,8 @@ TEST(CslTasks, DataTaskSumsTheStream) {
       SdkRuntime rt(*r.executable);
       rt.load();
       rt.memcpy_h2d("x", words(x), 0, 0, 1, 1, N);
-      rt.launch(send);
-      rt.run_until_quiescent();
-      std::vector<uint32_t> out(2, 0);
-      rt.memcpy_d2h(out, "result", 1, 0, 1, 1, 2);
+      launch_and_settle(rt, send);
+      std::vector<uint32_t> out = read_back(rt, "result", 1, 0, 1, 1, 2);
       const xt::xarray<float> got = floats(out, {2});
       double want = 0;
       for (float v : x) want += v;
@@ -375,8 +344,7 @@ TEST(CslHalfwords, Mov16AndAdd16OverU32ArraysTouchTheLowHalves) {
     rt.memcpy_h2d("a", a, 0, 0, 1, 1, N);
     rt.memcpy_h2d("b", b0, 0, 0, 1, 1, N);
     rt.launch("move_low_halves");
-    std::vector<uint32_t> got(size_t(N), 0);
-    rt.memcpy_d2h(got, "b", 0, 0, 1, 1, N);
+    std::vector<uint32_t> got = read_back(rt, "b", 0, 0, 1, 1, N);
     EXPECT_EQ(got, want);
   }
 }
@@ -405,8 +373,7 @@ TEST(CslSwitch, RunTimeSwitchStatementPicksTheProng) {
     rt.load();
     rt.memcpy_h2d("x", xw, 0, 0, 1, 1, N);
     rt.launch("classify");
-    std::vector<uint32_t> got(size_t(N), 0);
-    rt.memcpy_d2h(got, "y", 0, 0, 1, 1, N);
+    std::vector<uint32_t> got = read_back(rt, "y", 0, 0, 1, 1, N);
     EXPECT_EQ(got, want);
   }
 }
@@ -420,8 +387,7 @@ TEST(CslLocals, AddressOfALocalReachesTheCallee) {
                                 "wsemu-csl-locals-" + arch)));
     rt.load();
     rt.launch("run");
-    std::vector<uint32_t> got(3, 0);
-    rt.memcpy_d2h(got, "out", 0, 0, 1, 1, 3);
+    std::vector<uint32_t> got = read_back(rt, "out", 0, 0, 1, 1, 3);
     EXPECT_EQ(got, (std::vector<uint32_t>{8, 15, 115}));
   }
 }

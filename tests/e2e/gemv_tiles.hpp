@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -71,10 +72,8 @@ inline TiledRun run_tiled_gemv(const compiler::Executable& exe, const xt::xarray
   rt.memcpy_h2d("A", a, 0, 0, int(kx), int(ky), int(MT * NT));
   rt.memcpy_h2d("x", x_tiles, 0, 0, int(kx), 1, int(NT));
   rt.memcpy_h2d("b", b_tiles, int(kx) - 1, 0, 1, int(ky), int(MT));
-  rt.launch("compute");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> y_tiles(ky * MT, 0);
-  rt.memcpy_d2h(y_tiles, "y", int(kx) - 1, 0, 1, int(ky), int(MT));
+  launch_and_settle(rt, "compute");
+  std::vector<uint32_t> y_tiles = read_back(rt, "y", int(kx) - 1, 0, 1, int(ky), int(MT));
   TiledRun r;
   r.y = xt::zeros<float>({M});
   for (size_t py = 0; py < ky; ++py)

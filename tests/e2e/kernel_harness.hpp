@@ -1,6 +1,7 @@
 // What the kernel tests share: building a kernel folder's layout (as `wsemu build` does, with
-// the firmware's include folder), case names, seeded random inputs, the word conversions of the host API,
-// and the independent GEMV reference in xtensor (double precision, never the emulator).
+// the firmware's include folder), case names and the name generator of INSTANTIATE_TEST_SUITE_P,
+// seeded random inputs, the word conversions of the host API, and the independent GEMV reference
+// in xtensor (double precision, never the emulator).
 //
 // Contract: header-only test support; failures are GoogleTest failures or exceptions with the
 // build's diagnostics in the message. Nothing here runs a wafer.
@@ -16,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -69,6 +71,42 @@ std::string case_name(const Parts&... parts) {
   };
   (append(parts), ...);
   return name;
+}
+
+// INSTANTIATE_TEST_SUITE_P's name generator written once: the parts are fields of the parameter
+// (pointers to members), text, or a callable of the parameter, joined as case_name joins them:
+// named_by(&Case::arch, "_", &Case::M, "x", &Case::N) names Case{4, 6, "wse2"} "wse2_4x6".
+template <class... Parts>
+struct NamedBy {
+  std::tuple<Parts...> parts;
+
+  template <class Param, class Part>
+  static decltype(auto) part_of(const Param& param, const Part& part) {
+    if constexpr (std::is_member_object_pointer_v<Part>) {
+      return (param.*part);
+    } else if constexpr (std::is_invocable_v<const Part&, const Param&>) {
+      return part(param);
+    } else {
+      return (part);
+    }
+  }
+
+  template <class Info>
+  std::string operator()(const Info& info) const {
+    return std::apply([&info](const auto&... p) { return case_name(part_of(info.param, p)...); }, parts);
+  }
+};
+
+// By value: text arrives as const char*, members as their pointers.
+template <class... Parts>
+NamedBy<Parts...> named_by(Parts... parts) {
+  return {{parts...}};
+}
+
+// A part of named_by: `yes` where the parameter's flag is set, else `no`.
+template <class Param>
+auto either(bool Param::*flag, const char* yes, const char* no) {
+  return [flag, yes, no](const Param& param) { return param.*flag ? yes : no; };
 }
 
 // Uniform values in [-1, 1), reproducible from the seed.
