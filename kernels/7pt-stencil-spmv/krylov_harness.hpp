@@ -14,10 +14,13 @@
 #include <bit>
 #include <cstdio>
 #include <functional>
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "kernels/7pt-stencil-spmv/stencil7_reference.hpp"
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -31,6 +34,11 @@ inline std::string solver_case_name(const ::testing::TestParamInfo<SolverCase>& 
   const SolverCase& c = info.param;
   return c.arch + "_" + std::to_string(c.kx) + "x" + std::to_string(c.ky) + "x" + std::to_string(c.z) + "_it" +
          std::to_string(c.iters);
+}
+
+// The grids every solver kernel is tested on: ITERS = iters, but 3 on the 1 x 1 grid.
+inline std::vector<SolverCase> solver_grids(int iters) {
+  return {{5, 5, 5, iters, "wse2"}, {3, 3, 4, iters, "wse2"}, {1, 1, 6, 3, "wse2"}, {4, 3, 5, iters, "wse3"}};
 }
 
 struct SolverSpec {
@@ -56,12 +64,10 @@ inline void check_solver(const SolverSpec& spec, const SolverCase& c, double tol
   rt.memcpy_h2d("x", words(x0), 0, 0, c.kx, c.ky, c.z);
   rt.memcpy_h2d("b", words(b), 0, 0, c.kx, c.ky, c.z);
   rt.memcpy_h2d("coeff", words(coeff), 0, 0, c.kx, c.ky, 7 * c.z);
-  rt.launch(spec.function);
-  rt.run_until_quiescent();
-  std::vector<uint32_t> x_words(kx * ky * z), rho_words(kx * ky), t(kx * ky * 4);
-  rt.memcpy_d2h(x_words, "x", 0, 0, c.kx, c.ky, c.z);
-  rt.memcpy_d2h(rho_words, "rho", 0, 0, c.kx, c.ky, 1);
-  rt.memcpy_d2h(t, "t", 0, 0, c.kx, c.ky, 4);
+  launch_and_settle(rt, spec.function);
+  std::vector<uint32_t> x_words = read_back(rt, "x", 0, 0, c.kx, c.ky, c.z);
+  std::vector<uint32_t> rho_words = read_back(rt, "rho", 0, 0, c.kx, c.ky, 1);
+  std::vector<uint32_t> t = read_back(rt, "t", 0, 0, c.kx, c.ky, 4);
   // One iteration: from the earliest start stamp to the latest end stamp, over ITERS.
   uint64_t first = ~0ull, last = 0;
   for (size_t p = 0; p < kx * ky; ++p) {
@@ -86,3 +92,17 @@ inline void check_solver(const SolverSpec& spec, const SolverCase& c, double tol
 }
 
 }  // namespace wsemu::testing
+
+// A solver kernel's whole test, the same for every solver: Suite.MatchesTheHostAlgorithm on
+// solver_grids(iters) (tolerance 1e-5), and Suite##Large.SixteenBySixteenBySixtyFour, on request
+// (WSEMU_KERNEL_LARGE=1), over the SolverCases that follow. A macro because GoogleTest registers
+// tests by macro; it stands in the test file's anonymous namespace.
+#define WSEMU_SOLVER_TESTS(Suite, spec, iters, ...)                                                     \
+  class Suite : public ::testing::TestWithParam<::wsemu::testing::SolverCase> {};                       \
+  TEST_P(Suite, MatchesTheHostAlgorithm) { ::wsemu::testing::check_solver(spec, GetParam(), 1e-5); }    \
+  INSTANTIATE_TEST_SUITE_P(Grids, Suite, ::testing::ValuesIn(::wsemu::testing::solver_grids(iters)),    \
+                           ::wsemu::testing::solver_case_name);                                         \
+  TEST(Suite##Large, SixteenBySixteenBySixtyFour) {                                                     \
+    if (!std::getenv("WSEMU_KERNEL_LARGE")) GTEST_SKIP() << "set WSEMU_KERNEL_LARGE=1 to run";          \
+    for (const ::wsemu::testing::SolverCase& c : {__VA_ARGS__}) ::wsemu::testing::check_solver(spec, c, 1e-5); \
+  }

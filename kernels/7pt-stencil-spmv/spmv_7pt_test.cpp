@@ -6,6 +6,7 @@
 #include "emulator/arch_profile.hpp"
 #include "kernels/7pt-stencil-spmv/stencil7_reference.hpp"
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -66,11 +67,9 @@ TEST_P(Spmv7pt, MatchesGridReference) {
   rt.load();
   rt.memcpy_h2d("x", words(x), 0, 0, c.kx, c.ky, c.z);
   rt.memcpy_h2d("coeff", words(coeff), 0, 0, c.kx, c.ky, 7 * c.z);
-  rt.launch("compute");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> y(kx * ky * z), t(kx * ky * 4);
-  rt.memcpy_d2h(y, "y", 0, 0, c.kx, c.ky, c.z);
-  rt.memcpy_d2h(t, "maxmin_time", 0, 0, c.kx, c.ky, 4);
+  launch_and_settle(rt, "compute");
+  std::vector<uint32_t> y = read_back(rt, "y", 0, 0, c.kx, c.ky, c.z);
+  std::vector<uint32_t> t = read_back(rt, "maxmin_time", 0, 0, c.kx, c.ky, 4);
   expect_close(floats(y, {ky, kx, z}), stencil7::apply(coeff, xt::cast<double>(x)), 1e-5, 1e-5, "y");
   // Every PE's window: at least the code's cycles, exactly when its neighbours' data is in time,
   // and at most that plus the wait the timing model allows (above).
@@ -113,10 +112,7 @@ INSTANTIATE_TEST_SUITE_P(Grids, Spmv7pt,
                          ::testing::Values(Case{5, 5, 5, "wse2"}, Case{1, 1, 1, "wse2"}, Case{1, 1, 6, "wse2"},
                                            Case{3, 2, 7, "wse3"}, Case{4, 4, 32, "wse2"}, Case{2, 5, 3, "wse3"},
                                            Case{7, 4, 9, "wse2"}, Case{4, 7, 5, "wse3"}),
-                         [](const auto& info) {
-                           const Case& c = info.param;
-                           return case_name(c.arch, "_", c.kx, "x", c.ky, "x", c.z);
-                         });
+                         named_by(&Case::arch, "_", &Case::kx, "x", &Case::ky, "x", &Case::z));
 
 }  // namespace
 }  // namespace wsemu::testing

@@ -2,6 +2,7 @@
 // the xtensor sum (double precision, within fp32 tolerance), on several grid shapes; prints the
 // cycles of the allreduce itself (the launch until quiescent) for the catalogue.
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -23,11 +24,9 @@ TEST_P(Allreduce, EveryPeHoldsTheTotal) {
   rt.load();
   rt.memcpy_h2d("v", words(v), 0, 0, g.pw, g.ph, g.n);
   const uint64_t start = rt.cycles();
-  rt.launch("allreduce");
-  rt.run_until_quiescent();
+  launch_and_settle(rt, "allreduce");
   const uint64_t cycles = rt.cycles() - start;
-  std::vector<uint32_t> out(v.size());
-  rt.memcpy_d2h(out, "v", 0, 0, g.pw, g.ph, g.n);
+  std::vector<uint32_t> out = read_back(rt, "v", 0, 0, g.pw, g.ph, g.n);
   const xt::xarray<double> total = xt::sum(xt::cast<double>(v), {0, 1});
   xt::xarray<double> want = xt::zeros<double>({ph, pw, n});
   for (size_t y = 0; y < ph; ++y)
@@ -40,10 +39,7 @@ TEST_P(Allreduce, EveryPeHoldsTheTotal) {
 INSTANTIATE_TEST_SUITE_P(Grids, Allreduce,
                          ::testing::Values(Grid{4, 4, 16, "wse2"}, Grid{1, 1, 4, "wse2"}, Grid{6, 2, 5, "wse2"},
                                            Grid{2, 5, 8, "wse3"}),
-                         [](const auto& info) {
-                           const Grid& g = info.param;
-                           return case_name(g.arch, "_", g.pw, "x", g.ph, "_n", g.n);
-                         });
+                         named_by(&Grid::arch, "_", &Grid::pw, "x", &Grid::ph, "_n", &Grid::n));
 
 // A larger grid on request (WSEMU_KERNEL_LARGE=1): 32 x 32 PEs, 256 values each.
 TEST(AllreduceLarge, ThirtyTwoByThirtyTwo) {
@@ -57,11 +53,9 @@ TEST(AllreduceLarge, ThirtyTwoByThirtyTwo) {
   rt.load();
   rt.memcpy_h2d("v", words(v), 0, 0, pw, ph, n);
   const uint64_t start = rt.cycles();
-  rt.launch("allreduce");
-  rt.run_until_quiescent();
+  launch_and_settle(rt, "allreduce");
   const uint64_t cycles = rt.cycles() - start;
-  std::vector<uint32_t> out(v.size());
-  rt.memcpy_d2h(out, "v", 0, 0, pw, ph, n);
+  std::vector<uint32_t> out = read_back(rt, "v", 0, 0, pw, ph, n);
   const xt::xarray<double> total = xt::sum(xt::cast<double>(v), {0, 1});
   xt::xarray<double> want = xt::zeros<double>({size_t(ph), size_t(pw), size_t(n)});
   for (size_t y = 0; y < size_t(ph); ++y)

@@ -23,6 +23,7 @@
 #include <algorithm>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -39,8 +40,7 @@ uint64_t stamp(const std::vector<uint32_t>& s, size_t pe, int which) {
 
 // max toc - min tic over the PEs.
 uint64_t window(runtime::host::SdkRuntime& rt, const Case& c) {
-  std::vector<uint32_t> s(size_t(c.pw * c.ph * 4));
-  rt.memcpy_d2h(s, "stamps", 0, 0, c.pw, c.ph, 4);
+  std::vector<uint32_t> s = read_back(rt, "stamps", 0, 0, c.pw, c.ph, 4);
   uint64_t first_tic = UINT64_MAX, last_toc = 0;
   for (size_t pe = 0; pe < size_t(c.pw * c.ph); ++pe) {
     first_tic = std::min(first_tic, stamp(s, pe, 0));
@@ -67,9 +67,8 @@ TEST_P(Bandwidth, RoundTripsAtTheChannelModelsRate) {
   rt.launch("toc");
   const uint64_t h2d = window(rt, c);
 
-  std::vector<uint32_t> out(in.size());
   rt.launch("tic");
-  rt.memcpy_d2h(out, "buf", 0, 0, c.pw, c.ph, c.n);
+  std::vector<uint32_t> out = read_back(rt, "buf", 0, 0, c.pw, c.ph, c.n);
   rt.launch("toc");
   const uint64_t d2h = window(rt, c);
   EXPECT_EQ(out, in) << "the data must round-trip";
@@ -101,10 +100,8 @@ INSTANTIATE_TEST_SUITE_P(Cases, Bandwidth,
                                            Case{5, 5, 256, 1, "wse2"},   // long copies: near 875 MB/s
                                            Case{4, 4, 128, 2, "wse2"},   // two channels
                                            Case{3, 2, 64, 4, "wse3"}),  // more channels than rows
-                         [](const auto& info) {
-                           const Case& c = info.param;
-                           return case_name(c.arch, "_", c.pw, "x", c.ph, "_n", c.n, "_ch", c.channels);
-                         });
+                         named_by(&Case::arch, "_", &Case::pw, "x", &Case::ph, "_n", &Case::n, "_ch",
+                                  &Case::channels));
 
 }  // namespace
 }  // namespace wsemu::testing

@@ -34,23 +34,11 @@ double reference(const xt::xarray<float>& c, const Vec& b, Vec& x, int iters) {
 
 const SolverSpec kSpec{"bicgstab", "bicgstab", 0.2, reference};
 
-class Bicgstab : public ::testing::TestWithParam<SolverCase> {};
-
-TEST_P(Bicgstab, MatchesTheHostAlgorithm) { check_solver(kSpec, GetParam(), 1e-5); }
-
-INSTANTIATE_TEST_SUITE_P(Grids, Bicgstab,
-                         ::testing::Values(SolverCase{5, 5, 5, 4, "wse2"}, SolverCase{3, 3, 4, 4, "wse2"},
-                                           SolverCase{1, 1, 6, 3, "wse2"}, SolverCase{4, 3, 5, 4, "wse3"}),
-                         solver_case_name);
-
-// On request (WSEMU_KERNEL_LARGE=1): a 16 x 16 x 64 grid, and the calibration runs of
-// README.md (cycles of one iteration at Z = 128 and 512 on 8 x 8 PEs: the part linear in Z).
-TEST(BicgstabLarge, SixteenBySixteenBySixtyFour) {
-  if (!std::getenv("WSEMU_KERNEL_LARGE")) GTEST_SKIP() << "set WSEMU_KERNEL_LARGE=1 to run";
-  check_solver(kSpec, SolverCase{16, 16, 64, 4, "wse2"}, 1e-5);
-  check_solver(kSpec, SolverCase{8, 8, 128, 2, "wse2"}, 1e-5);
-  check_solver(kSpec, SolverCase{8, 8, 512, 2, "wse2"}, 1e-5);
-}
+// The grids of solver_grids (ITERS 4), and on request (WSEMU_KERNEL_LARGE=1) a 16 x 16 x 64 grid
+// and the calibration runs of README.md (cycles of one iteration at Z = 128 and 512 on 8 x 8
+// PEs: the part linear in Z).
+WSEMU_SOLVER_TESTS(Bicgstab, kSpec, 4, SolverCase{16, 16, 64, 4, "wse2"}, SolverCase{8, 8, 128, 2, "wse2"},
+                   SolverCase{8, 8, 512, 2, "wse2"})
 
 }  // namespace
 }  // namespace wsemu::testing

@@ -13,6 +13,7 @@
 #include <cstdio>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -68,9 +69,8 @@ void run_case(const Case& c, bool backdoor = false) {
   const uint64_t before = rt.cycles();
   rt.launch("cholesky");
   const uint64_t launch = rt.cycles() - before;
-  std::vector<uint32_t> out(p * p * nt * nt), t(p * p * 4);
-  rt.memcpy_d2h(out, "tile", 0, 0, c.p, c.p, int(nt * nt));
-  rt.memcpy_d2h(t, "maxmin_time", 0, 0, c.p, c.p, 4);
+  std::vector<uint32_t> out = read_back(rt, "tile", 0, 0, c.p, c.p, int(nt * nt));
+  std::vector<uint32_t> t = read_back(rt, "maxmin_time", 0, 0, c.p, c.p, 4);
   const xt::xarray<float> got = floats(out, {p, p, nt * nt});
   uint64_t t_start = UINT64_MAX, t_end = 0;
   for (size_t y = 0; y < p; ++y)
@@ -111,10 +111,7 @@ TEST_P(Cholesky, MatchesHostCholesky) { run_case(GetParam()); }
 INSTANTIATE_TEST_SUITE_P(Grids, Cholesky,
                          ::testing::Values(Case{1, 4, "wse2"}, Case{2, 3, "wse2"}, Case{4, 4, "wse2"},
                                            Case{5, 2, "wse2"}, Case{3, 5, "wse3"}),
-                         [](const auto& info) {
-                           const Case& c = info.param;
-                           return case_name(c.arch, "_P", c.p, "_NT", c.nt);
-                         });
+                         named_by(&Case::arch, "_P", &Case::p, "_NT", &Case::nt));
 
 // The SDK's size on request (WSEMU_KERNEL_LARGE=1): P = 10, Nt = 4 (N = 40).
 TEST(CholeskyLarge, SdkSizeP10Nt4) {

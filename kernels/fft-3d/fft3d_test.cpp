@@ -13,6 +13,7 @@
 #include <numbers>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -99,11 +100,10 @@ Result run_case(const Case& c, bool backdoor = false) {
   const uint64_t before = rt.cycles();
   rt.launch("compute");
   r.launch_cycles = rt.cycles() - before;
-  std::vector<uint32_t> out(w * w * per_pe), t(w * w * 4), ph(w * w * 6);
-  rt.memcpy_d2h(out, "X", 0, 0, iw, iw, int(per_pe), o);
+  std::vector<uint32_t> out = read_back(rt, "X", 0, 0, iw, iw, int(per_pe), o);
   const xt::xarray<float> y = c.half ? halves(out, {out.size()}) : floats(out, {out.size()});
-  rt.memcpy_d2h(t, "maxmin_time", 0, 0, iw, iw, 4);
-  rt.memcpy_d2h(ph, "phase_time", 0, 0, iw, iw, 6);
+  std::vector<uint32_t> t = read_back(rt, "maxmin_time", 0, 0, iw, iw, 4);
+  std::vector<uint32_t> ph = read_back(rt, "phase_time", 0, 0, iw, iw, 6);
   for (size_t pe = 0; pe < w * w; ++pe)
     for (size_t s = 0; s < 5; ++s) r.step[s] = std::max(r.step[s], ph[6 * pe + s + 1] - ph[6 * pe + s]);
   r.session_cycles = rt.cycles();
@@ -161,10 +161,9 @@ INSTANTIATE_TEST_SUITE_P(Sizes, Fft3d,
                                            Case{4, 2, false, "wse3", true}, Case{4, 2, true, "wse3", true},
                                            Case{8, 2, false, "wse2", true}, Case{8, 2, true, "wse2", true},
                                            Case{8, 4, true, "wse3", true}),
-                         [](const auto& info) {
-                           const Case& c = info.param;
-                           return case_name(c.half ? "fp16_" : "", c.inverse ? "inverse_" : "forward_", "N", c.n, "_P", c.p, "_", c.arch);
-                         });
+                         named_by(either(&Case::half, "fp16_", ""),
+                                  either(&Case::inverse, "inverse_", "forward_"), "N", &Case::n, "_P",
+                                  &Case::p, "_", &Case::arch));
 
 // On request (WSEMU_KERNEL_LARGE=1): the SDK's size (N 16, 4 x 4 pencils per PE, 4 x 4 PEs; fp32, fp16) and
 // the calibration series against the published 512^3 on 512 x 512 PEs (one pencil per PE, P = 1):

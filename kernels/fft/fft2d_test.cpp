@@ -10,6 +10,7 @@
 #include <numbers>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -74,9 +75,8 @@ void run_case(const Case& c) {
   const uint64_t before = rt.cycles();
   rt.launch("compute");
   const uint64_t compute = rt.cycles() - before;
-  std::vector<uint32_t> out(2 * n * n), t(4 * n);
-  rt.memcpy_d2h(out, "Y", 0, 0, pes, 1, int(2 * n), o);
-  rt.memcpy_d2h(t, "maxmin_time", 0, 0, pes, 1, 4);
+  std::vector<uint32_t> out = read_back(rt, "Y", 0, 0, pes, 1, int(2 * n), o);
+  std::vector<uint32_t> t = read_back(rt, "maxmin_time", 0, 0, pes, 1, 4);
   const xt::xarray<float> y = c.half ? halves(out, {n, 2 * n}) : floats(out, {n, 2 * n});
   uint64_t t_start = UINT64_MAX, t_end = 0;
   for (size_t pe = 0; pe < n; ++pe) {
@@ -118,10 +118,9 @@ INSTANTIATE_TEST_SUITE_P(Sizes, Fft2d,
                                            Case{8, false, true, "wse3"}, Case{16, false, false, "wse2"},
                                            Case{8, true, false, "wse2"}, Case{16, true, true, "wse2"},
                                            Case{8, true, true, "wse3"}),
-                         [](const auto& info) {
-                           const Case& c = info.param;
-                           return case_name(c.half ? "fp16_" : "fp32_", c.inverse ? "inverse_" : "forward_", "N", c.n, "_", c.arch);
-                         });
+                         named_by(either(&Case::half, "fp16_", "fp32_"),
+                                  either(&Case::inverse, "inverse_", "forward_"), "N", &Case::n, "_",
+                                  &Case::arch));
 
 // A larger size on request (WSEMU_KERNEL_LARGE=1): 64 x 64 on 64 PEs.
 TEST(Fft2dLarge, Fp32ForwardN64) {

@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -62,9 +63,8 @@ void run_case(const Case& c) {
   const uint64_t before = rt.cycles();
   rt.launch("compute");
   const uint64_t compute = rt.cycles() - before;
-  std::vector<uint32_t> out_re(c.n), out_im(c.n);
-  rt.memcpy_d2h(out_re, "re", 0, 0, 1, 1, int(c.n), o);
-  rt.memcpy_d2h(out_im, "im", 0, 0, 1, 1, int(c.n), o);
+  std::vector<uint32_t> out_re = read_back(rt, "re", 0, 0, 1, 1, int(c.n), o);
+  std::vector<uint32_t> out_im = read_back(rt, "im", 0, 0, 1, 1, int(c.n), o);
   const xt::xarray<float> got_re = c.half ? halves(out_re, {c.n}) : floats(out_re, {c.n});
   const xt::xarray<float> got_im = c.half ? halves(out_im, {c.n}) : floats(out_im, {c.n});
 
@@ -102,10 +102,9 @@ INSTANTIATE_TEST_SUITE_P(Sizes, Fft1d,
                                            Case{64, false, true, "wse2"}, Case{16, true, false, "wse2"},
                                            Case{16, true, true, "wse3"}, Case{64, true, false, "wse2"},
                                            Case{64, true, true, "wse2"}),
-                         [](const auto& info) {
-                           const Case& c = info.param;
-                           return case_name(c.half ? "fp16_" : "fp32_", c.inverse ? "inverse_" : "forward_", "N", c.n, "_", c.arch);
-                         });
+                         named_by(either(&Case::half, "fp16_", "fp32_"),
+                                  either(&Case::inverse, "inverse_", "forward_"), "N", &Case::n, "_",
+                                  &Case::arch));
 
 // The larger size, on request: --gtest_also_run_disabled_tests --gtest_filter='*Large*'.
 TEST(Fft1dLarge, DISABLED_Fp32ForwardN2048) { run_case(Case{2048, false, false, "wse2"}); }

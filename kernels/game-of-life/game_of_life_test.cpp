@@ -4,6 +4,7 @@
 #include <random>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -33,11 +34,9 @@ void run_and_check(int kx, int ky, int iters, Board board, const std::string& ar
   runtime::host::SdkRuntime rt(exe);
   rt.load();
   rt.memcpy_h2d("cell", cells, 0, 0, kx, ky, 1);
-  rt.launch("compute");
-  rt.run_until_quiescent();
+  launch_and_settle(rt, "compute");
   const size_t h = size_t(iters) + 1;
-  std::vector<uint32_t> history(size_t(kx * ky) * h);
-  rt.memcpy_d2h(history, "history", 0, 0, kx, ky, int(h));
+  std::vector<uint32_t> history = read_back(rt, "history", 0, 0, kx, ky, int(h));
   for (size_t t = 0; t < h; ++t) {
     size_t bad = 0;
     for (size_t i = 0; i < size_t(ky); ++i)

@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -55,11 +56,9 @@ void run_case(const Shape& s, bool backdoor, double atol = 1e-6) {
   rt.memcpy_h2d("A", words(to_tiles(a, s.p, s.mt, s.kt)), 0, 0, s.p, s.p, s.mt * s.kt);
   rt.memcpy_h2d("B", words(to_tiles(b, s.p, s.kt, s.nt)), 0, 0, s.p, s.p, s.kt * s.nt);
   const uint64_t start = rt.cycles();
-  rt.launch("main");
-  rt.run_until_quiescent();
+  launch_and_settle(rt, "main");
   const uint64_t compute = rt.cycles() - start;
-  std::vector<uint32_t> out(size_t(s.p * s.p * s.mt * s.nt));
-  rt.memcpy_d2h(out, "C", 0, 0, s.p, s.p, s.mt * s.nt);
+  std::vector<uint32_t> out = read_back(rt, "C", 0, 0, s.p, s.p, s.mt * s.nt);
   const xt::xarray<float> c =
       from_tiles(floats(out, {size_t(s.p), size_t(s.p), size_t(s.mt * s.nt)}), s.p, s.mt, s.nt);
   const std::string what = "C of P=" + std::to_string(s.p) + " Mt=" + std::to_string(s.mt) +
@@ -78,10 +77,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemmSumma,
                          ::testing::Values(Shape{2, 3, 4, 5, "wse2"}, Shape{3, 4, 3, 2, "wse2"},
                                            Shape{4, 6, 5, 3, "wse2"}, Shape{4, 3, 3, 3, "wse3"},
                                            Shape{1, 3, 2, 4, "wse2"}, Shape{4, 14, 14, 14, "wse2"}),
-                         [](const auto& info) {
-                           const Shape& s = info.param;
-                           return case_name(s.arch, "_P", s.p, "_", s.mt, "x", s.kt, "x", s.nt);
-                         });
+                         named_by(&Shape::arch, "_P", &Shape::p, "_", &Shape::mt, "x", &Shape::kt, "x",
+                                  &Shape::nt));
 
 // A larger case on request (WSEMU_KERNEL_LARGE=1): 8 x 8 PEs with 32 x 32 tiles (256 x 256).
 TEST(GemmSummaLarge, EightByEightOf32) {

@@ -5,6 +5,7 @@
 
 #include "emulator/arch_profile.hpp"
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -39,8 +40,7 @@ uint64_t backdoor_launch_cycles(const compiler::Executable& exe, int M, int N) {
   rt.memcpy_h2d("A", std::vector<uint32_t>(size_t(M * N), 0), 0, 0, 1, 1, M * N);
   rt.memcpy_h2d("x", std::vector<uint32_t>(size_t(N), 0), 0, 0, 1, 1, N);
   rt.memcpy_h2d("b", std::vector<uint32_t>(size_t(M), 0), 0, 0, 1, 1, M);
-  rt.launch("compute");
-  rt.run_until_quiescent();
+  launch_and_settle(rt, "compute");
   return rt.stats().launch_cycles;
 }
 
@@ -54,10 +54,8 @@ xt::xarray<float> run_gemv(const compiler::Executable& exe, const xt::xarray<flo
   rt.memcpy_h2d("A", words(A), 0, 0, 1, 1, M * N);
   rt.memcpy_h2d("x", words(x), 0, 0, 1, 1, N);
   rt.memcpy_h2d("b", words(b), 0, 0, 1, 1, M);
-  rt.launch("compute");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> y(size_t(M), 0);
-  rt.memcpy_d2h(y, "y", 0, 0, 1, 1, M);
+  launch_and_settle(rt, "compute");
+  std::vector<uint32_t> y = read_back(rt, "y", 0, 0, 1, 1, M);
   if (cycles) *cycles = rt.cycles();
   if (launch) *launch = rt.stats().launch_cycles;
   return floats(y, {size_t(M)});
@@ -94,10 +92,7 @@ TEST_P(Gemv01, MatchesReference) {
 INSTANTIATE_TEST_SUITE_P(Sizes, Gemv01,
                          ::testing::Values(Case{4, 6, "wse2"}, Case{17, 9, "wse2"}, Case{32, 16, "wse2"},
                                            Case{4, 6, "wse3"}, Case{13, 7, "wse3"}),
-                         [](const auto& info) {
-                           const Case& c = info.param;
-                           return case_name(c.arch, "_", c.M, "x", c.N);
-                         });
+                         named_by(&Case::arch, "_", &Case::M, "x", &Case::N));
 
 TEST(Gemv01Backdoor, SameResultWithoutMemcpyCycles) {
   const compiler::Executable exe = build_kernel("gemv-01-single-pe", {{"M", 8}, {"N", 5}});
@@ -134,8 +129,7 @@ TEST(Gemv01Half, MatchesReferenceWithinHalfPrecision) {
     rt.memcpy_h2d("x", half_words(x), 0, 0, 1, 1, N, o);
     rt.memcpy_h2d("b", half_words(b), 0, 0, 1, 1, M, o);
     rt.launch("compute");
-    std::vector<uint32_t> y(static_cast<size_t>(M), 0u);
-    rt.memcpy_d2h(y, "y", 0, 0, 1, 1, M, o);
+    std::vector<uint32_t> y = read_back(rt, "y", 0, 0, 1, 1, M, o);
     expect_close(halves(y, {size_t(M)}), gemv_reference(A, x, b), 0.01, 0.0, "y (" + arch + ")");
   }
 }

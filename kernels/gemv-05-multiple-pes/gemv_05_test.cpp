@@ -1,6 +1,7 @@
 // gemv-05: every PE of a row computes its own y = A x + b; each is checked against the xtensor
 // reference for its own inputs (the SDK tiles one problem; distinct problems catch mix-ups).
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -26,10 +27,8 @@ void run_row(size_t M, size_t N, size_t width, runtime::host::MemcpyOrder order)
   rt.memcpy_h2d("A", host_order(A, M * N), 0, 0, int(width), 1, int(M * N), o);
   rt.memcpy_h2d("x", host_order(x, N), 0, 0, int(width), 1, int(N), o);
   rt.memcpy_h2d("b", host_order(b, M), 0, 0, int(width), 1, int(M), o);
-  rt.launch("compute");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> y(width * M);
-  rt.memcpy_d2h(y, "y", 0, 0, int(width), 1, int(M), o);
+  launch_and_settle(rt, "compute");
+  std::vector<uint32_t> y = read_back(rt, "y", 0, 0, int(width), 1, int(M), o);
   for (size_t p = 0; p < width; ++p) {
     xt::xarray<float> yp = xt::zeros<float>({M});
     for (size_t i = 0; i < M; ++i)

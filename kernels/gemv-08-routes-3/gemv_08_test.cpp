@@ -28,10 +28,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Gemv08,
                                            Case{9, 7, 5, 2, "wse3"},     // uneven, odd width
                                            Case{5, 20, 1, 3, "wse2"},    // one column
                                            Case{10, 9, 4, 1, "wse3"}),   // one row
-                         [](const auto& info) {
-                           const Case& c = info.param;
-                           return case_name(c.arch, "_", c.M, "x", c.N, "_on_", c.kx, "x", c.ky);
-                         });
+                         named_by(&Case::arch, "_", &Case::M, "x", &Case::N, "_on_", &Case::kx, "x",
+                                  &Case::ky));
 
 }  // namespace
 }  // namespace wsemu::testing

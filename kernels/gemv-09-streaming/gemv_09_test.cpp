@@ -2,6 +2,7 @@
 // reference; block sizes differ per PE when M or N do not divide, so the streams are sent one
 // PE (x) or one row (b, y) at a time.
 #include "tests/e2e/gemv_tiles.hpp"
+#include "tests/e2e/host_calls.hpp"
 
 namespace wsemu::testing {
 namespace {
@@ -42,8 +43,7 @@ TEST_P(Gemv09, StreamsMatchReference) {
   }
   xt::xarray<float> y = xt::zeros<float>({c.M});
   for (size_t py = 0; py < c.ky; ++py) {
-    std::vector<uint32_t> out(rows.size[py]);
-    rt.memcpy_d2h(out, "gemv", int(c.kx) - 1, int(py), 1, 1, int(rows.size[py]), stream);
+    std::vector<uint32_t> out = read_back(rt, "gemv", int(c.kx) - 1, int(py), 1, 1, int(rows.size[py]), stream);
     for (size_t i = 0; i < out.size(); ++i) y(rows.start[py] + i) = std::bit_cast<float>(out[i]);
   }
   rt.run_until_quiescent();
@@ -61,10 +61,8 @@ TEST_P(Gemv09, StreamsMatchReference) {
 INSTANTIATE_TEST_SUITE_P(Shapes, Gemv09,
                          ::testing::Values(Case{6, 8, 4, 3, "wse2"}, Case{13, 10, 3, 4, "wse2"},
                                            Case{8, 8, 2, 2, "wse3"}, Case{7, 5, 1, 2, "wse2"}),
-                         [](const auto& info) {
-                           const Case& c = info.param;
-                           return case_name(c.arch, "_", c.M, "x", c.N, "_on_", c.kx, "x", c.ky);
-                         });
+                         named_by(&Case::arch, "_", &Case::M, "x", &Case::N, "_on_", &Case::kx, "x",
+                                  &Case::ky));
 
 }  // namespace
 }  // namespace wsemu::testing

@@ -7,6 +7,7 @@
 #include <cstdlib>
 
 #include "tests/e2e/gemv_tiles.hpp"
+#include "tests/e2e/host_calls.hpp"
 
 namespace wsemu::testing {
 namespace {
@@ -50,8 +51,7 @@ void run_case(const Case& c) {
     rt.memcpy_h2d("gemv", half_words(block), 0, int(py), 1, 1, int(rows.size[py]), stream16);
   }
   rt.run_until_quiescent();
-  std::vector<uint32_t> y_tiles(c.ky * MT, 0);
-  rt.memcpy_d2h(y_tiles, "y", int(c.kx) - 1, 0, 1, int(c.ky), int(MT), copy16);
+  std::vector<uint32_t> y_tiles = read_back(rt, "y", int(c.kx) - 1, 0, 1, int(c.ky), int(MT), copy16);
   xt::xarray<float> y = xt::zeros<float>({c.M});
   for (size_t py = 0; py < c.ky; ++py)
     for (size_t i = 0; i < rows.size[py]; ++i) y(rows.start[py] + i) = isa::fp16_to_fp32(uint16_t(y_tiles[py * MT + i]));
@@ -92,10 +92,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, GemvCheckerboardFp16,
                                            Case{13, 11, 3, 4, "wse2"},   // uneven blocks both ways
                                            Case{7, 5, 1, 2, "wse2"},     // one column: west and east
                                            Case{9, 10, 5, 1, "wse3"}),   // one row
-                         [](const auto& info) {
-                           const Case& c = info.param;
-                           return case_name(c.arch, "_", c.M, "x", c.N, "_on_", c.kx, "x", c.ky);
-                         });
+                         named_by(&Case::arch, "_", &Case::M, "x", &Case::N, "_on_", &Case::kx, "x",
+                                  &Case::ky));
 
 // The larger size, on request: --gtest_also_run_disabled_tests --gtest_filter='*Large*'.
 TEST(GemvCheckerboardFp16Large, DISABLED_Matrix256x128On16x16) { run_case(Case{256, 128, 16, 16, "wse2"}); }

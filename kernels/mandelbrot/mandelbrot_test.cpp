@@ -2,6 +2,7 @@
 // operations in the same order (so the counts must be equal, as the SDK's assert_equal
 // demands): the SDK's 16 x 16 image on 4 x 4 PEs with 32 iterations, and other shapes.
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -47,11 +48,9 @@ TEST_P(Mandelbrot, CountsEqualTheHostLoop) {
   runtime::host::SdkRuntime rt(exe);
   rt.load();
   rt.memcpy_h2d("region", reg, 0, 0, c.kx, c.ky, 4);
-  rt.launch("compute");
-  rt.run_until_quiescent();
+  launch_and_settle(rt, "compute");
   const int rb = c.h / c.ky, per_pe = rb * c.w;
-  std::vector<uint32_t> counts(size_t(c.ky * per_pe));
-  rt.memcpy_d2h(counts, "counts", c.kx - 1, 0, 1, c.ky, per_pe);  // the east column holds them
+  std::vector<uint32_t> counts = read_back(rt, "counts", c.kx - 1, 0, 1, c.ky, per_pe);  // the east column holds them
   size_t bad = 0, inside = 0;
   for (int row = 0; row < c.h; ++row)
     for (int j = 0; j < c.w; ++j) {
@@ -69,10 +68,8 @@ TEST_P(Mandelbrot, CountsEqualTheHostLoop) {
 INSTANTIATE_TEST_SUITE_P(Images, Mandelbrot,
                          ::testing::Values(Case{4, 4, 16, 16, 32, "wse2"}, Case{1, 1, 8, 8, 10, "wse2"},
                                            Case{3, 2, 10, 6, 30, "wse2"}, Case{2, 4, 12, 8, 16, "wse3"}),
-                         [](const auto& info) {
-                           const Case& c = info.param;
-                           return case_name(c.arch, "_", c.kx, "x", c.ky, "_pes_", c.w, "x", c.h, "_iter", c.max_iter);
-                         });
+                         named_by(&Case::arch, "_", &Case::kx, "x", &Case::ky, "_pes_", &Case::w, "x",
+                                  &Case::h, "_iter", &Case::max_iter));
 
 }  // namespace
 }  // namespace wsemu::testing

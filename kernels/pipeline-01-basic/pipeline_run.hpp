@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 
 namespace wsemu::testing {
 
@@ -25,8 +26,7 @@ inline std::vector<uint32_t> stream_through(const compiler::Executable& exe, con
   rt.launch("start");
   rt.memcpy_h2d("pipe", in, 0, 0, 1, 1, size, stream);
   rt.launch("drain");
-  std::vector<uint32_t> out(in.size());
-  rt.memcpy_d2h(out, "sink", 0, 0, 1, 1, size, stream);
+  std::vector<uint32_t> out = read_back(rt, "sink", 0, 0, 1, 1, size, stream);
   if (cycles) *cycles = rt.cycles();
   return out;
 }

@@ -3,6 +3,7 @@
 // matrix and applies it), on several grids, wse2 and wse3. Tolerance: the SDK's allclose 1e-5
 // (x is normalized, so its entries are O(1 / sqrt(n)); lambda is O(10)).
 #include "kernels/7pt-stencil-spmv/krylov_harness.hpp"
+#include "tests/e2e/host_calls.hpp"
 
 namespace wsemu::testing {
 namespace {
@@ -23,12 +24,10 @@ TEST_P(PowerMethod, MatchesTheHostIteration) {
   rt.memcpy_h2d("x", words(x0), 0, 0, c.kx, c.ky, c.z);
   rt.memcpy_h2d("coeff", words(coeff), 0, 0, c.kx, c.ky, 7 * c.z);
   const uint64_t start = rt.cycles();
-  rt.launch("power");
-  rt.run_until_quiescent();
+  launch_and_settle(rt, "power");
   const uint64_t cycles = rt.cycles() - start;
-  std::vector<uint32_t> x(kx * ky * z), lambda(kx * ky);
-  rt.memcpy_d2h(x, "x", 0, 0, c.kx, c.ky, c.z);
-  rt.memcpy_d2h(lambda, "lambda", 0, 0, c.kx, c.ky, 1);
+  std::vector<uint32_t> x = read_back(rt, "x", 0, 0, c.kx, c.ky, c.z);
+  std::vector<uint32_t> lambda = read_back(rt, "lambda", 0, 0, c.kx, c.ky, 1);
 
   xt::xarray<double> xr = xt::cast<double>(x0);
   double lr = 0;

@@ -32,20 +32,8 @@ double reference(const xt::xarray<float>& c, const Vec& b, Vec& x, int iters) {
 
 const SolverSpec kSpec{"preconditioned-conjugate-gradient", "pcg", 0.0, reference};
 
-class PreconditionedCg : public ::testing::TestWithParam<SolverCase> {};
-
-TEST_P(PreconditionedCg, MatchesTheHostAlgorithm) { check_solver(kSpec, GetParam(), 1e-5); }
-
-INSTANTIATE_TEST_SUITE_P(Grids, PreconditionedCg,
-                         ::testing::Values(SolverCase{5, 5, 5, 6, "wse2"}, SolverCase{3, 3, 4, 6, "wse2"},
-                                           SolverCase{1, 1, 6, 3, "wse2"}, SolverCase{4, 3, 5, 6, "wse3"}),
-                         solver_case_name);
-
-// On request (WSEMU_KERNEL_LARGE=1): a 16 x 16 x 64 grid.
-TEST(PreconditionedCgLarge, SixteenBySixteenBySixtyFour) {
-  if (!std::getenv("WSEMU_KERNEL_LARGE")) GTEST_SKIP() << "set WSEMU_KERNEL_LARGE=1 to run";
-  check_solver(kSpec, SolverCase{16, 16, 64, 6, "wse2"}, 1e-5);
-}
+// The grids of solver_grids (ITERS 6), and on request (WSEMU_KERNEL_LARGE=1) a 16 x 16 x 64 grid.
+WSEMU_SOLVER_TESTS(PreconditionedCg, kSpec, 6, SolverCase{16, 16, 64, 6, "wse2"})
 
 }  // namespace
 }  // namespace wsemu::testing

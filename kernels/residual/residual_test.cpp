@@ -3,6 +3,7 @@
 // east column within fp32 tolerance, and nrm at PE (PW-1, 0) against max |r_i| of the
 // reference. Prints the cycles (memcpy / launch until the wafer settles) for the catalogue.
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -38,12 +39,10 @@ TEST_P(Residual, InfNormOfTheResidual) {
   rt.memcpy_h2d("x", words(x), 0, 0, g.pw, 1, g.nt);
   rt.memcpy_h2d("b", words(b), g.pw - 1, 0, 1, g.ph, g.mt);
   const uint64_t start = rt.cycles();
-  rt.launch("main");
-  rt.run_until_quiescent();
+  launch_and_settle(rt, "main");
   const uint64_t compute = rt.cycles() - start;
-  std::vector<uint32_t> r_words(m), nrm_word(1);
-  rt.memcpy_d2h(r_words, "r", g.pw - 1, 0, 1, g.ph, g.mt);
-  rt.memcpy_d2h(nrm_word, "nrm", g.pw - 1, 0, 1, 1, 1);
+  std::vector<uint32_t> r_words = read_back(rt, "r", g.pw - 1, 0, 1, g.ph, g.mt);
+  std::vector<uint32_t> nrm_word = read_back(rt, "nrm", g.pw - 1, 0, 1, 1, 1);
 
   const xt::xarray<double> want_r = xt::cast<double>(b) - gemv_reference(a, x, xt::zeros<float>({m}));
   const double want_nrm = xt::amax(xt::abs(want_r))();
@@ -59,10 +58,8 @@ TEST_P(Residual, InfNormOfTheResidual) {
 INSTANTIATE_TEST_SUITE_P(Grids, Residual,
                          ::testing::Values(Grid{2, 2, 3, 2, "wse2"}, Grid{3, 2, 4, 5, "wse2"}, Grid{4, 3, 2, 3, "wse2"},
                                            Grid{2, 4, 5, 1, "wse2"}, Grid{1, 1, 3, 3, "wse2"}, Grid{3, 3, 4, 4, "wse3"}),
-                         [](const auto& info) {
-                           const Grid& g = info.param;
-                           return case_name(g.arch, "_", g.pw, "x", g.ph, "_", g.mt, "x", g.nt);
-                         });
+                         named_by(&Grid::arch, "_", &Grid::pw, "x", &Grid::ph, "_", &Grid::mt, "x",
+                                  &Grid::nt));
 
 }  // namespace
 }  // namespace wsemu::testing

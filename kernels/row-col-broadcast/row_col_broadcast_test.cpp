@@ -5,6 +5,7 @@
 // PW times fewer edge wavelets than the plain memcpy of the expanded data. Prints cycles and
 // the effective bandwidth (bytes placed on the PEs per second at the profile's clock).
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -35,13 +36,11 @@ TEST_P(RowColBroadcast, EveryPeGetsItsRowAndColumn) {
   start = rt.cycles();
   rt.memcpy_h2d_colbcast("c", words(cols), 0, 0, g.pw, g.ph, g.n);
   const uint64_t col_cycles = rt.cycles() - start;
-  rt.launch("combine");
-  rt.run_until_quiescent();
+  launch_and_settle(rt, "combine");
 
-  std::vector<uint32_t> r_out(ph * pw * n), c_out(ph * pw * n), s_out(ph * pw * n);
-  rt.memcpy_d2h(r_out, "r", 0, 0, g.pw, g.ph, g.n);
-  rt.memcpy_d2h(c_out, "c", 0, 0, g.pw, g.ph, g.n);
-  rt.memcpy_d2h(s_out, "s", 0, 0, g.pw, g.ph, g.n);
+  std::vector<uint32_t> r_out = read_back(rt, "r", 0, 0, g.pw, g.ph, g.n);
+  std::vector<uint32_t> c_out = read_back(rt, "c", 0, 0, g.pw, g.ph, g.n);
+  std::vector<uint32_t> s_out = read_back(rt, "s", 0, 0, g.pw, g.ph, g.n);
   xt::xarray<double> want_r = xt::zeros<double>({ph, pw, n}), want_c = want_r, want_s = want_r;
   for (size_t y = 0; y < ph; ++y)
     for (size_t x = 0; x < pw; ++x)
@@ -69,10 +68,8 @@ INSTANTIATE_TEST_SUITE_P(Grids, RowColBroadcast,
                          ::testing::Values(Grid{4, 3, 16, 1, "wse2"}, Grid{5, 5, 8, 2, "wse2"},
                                            Grid{1, 1, 4, 1, "wse2"}, Grid{3, 2, 32, 1, "wse3"},
                                            Grid{6, 1, 64, 1, "wse2"}),
-                         [](const auto& info) {
-                           const Grid& g = info.param;
-                           return case_name(g.arch, "_", g.pw, "x", g.ph, "_n", g.n, "_ch", g.channels);
-                         });
+                         named_by(&Grid::arch, "_", &Grid::pw, "x", &Grid::ph, "_n", &Grid::n, "_ch",
+                                  &Grid::channels));
 
 }  // namespace
 }  // namespace wsemu::testing

@@ -3,6 +3,7 @@
 // the documented cost: ITERS * NB columns of (NB fmacs elements at 1 per cycle + vector
 // startup + the 4-instruction loop), plus a few cycles of setup.
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -42,11 +43,9 @@ MatvecRun run_matvec(const Case& c) {
   rt.load();
   rt.memcpy_h2d("A", a_words, 0, 0, c.kx, c.ky, c.nb * c.nb);
   rt.memcpy_h2d("x", x_words, 0, 0, c.kx, c.ky, c.nb);
-  rt.launch("compute");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> y(pes * nb), t(pes * 4);
-  rt.memcpy_d2h(y, "y", 0, 0, c.kx, c.ky, c.nb);
-  rt.memcpy_d2h(t, "maxmin_time", 0, 0, c.kx, c.ky, 4);
+  launch_and_settle(rt, "compute");
+  std::vector<uint32_t> y = read_back(rt, "y", 0, 0, c.kx, c.ky, c.nb);
+  std::vector<uint32_t> t = read_back(rt, "maxmin_time", 0, 0, c.kx, c.ky, 4);
   for (size_t p = 0; p < pes; ++p) {
     r.y.push_back(floats(std::vector<uint32_t>(y.begin() + long(p * nb), y.begin() + long((p + 1) * nb)), {nb}));
     r.cycles.push_back(stamp(t[p * 4 + 2], t[p * 4 + 3]) - stamp(t[p * 4], t[p * 4 + 1]));
@@ -73,10 +72,8 @@ TEST_P(SingleTileMatvec, EveryPeMatchesReferenceAndCost) {
 INSTANTIATE_TEST_SUITE_P(Sizes, SingleTileMatvec,
                          ::testing::Values(Case{2, 2, 25, 1, "wse2"}, Case{2, 2, 10, 3, "wse2"},
                                            Case{3, 1, 17, 1, "wse3"}),
-                         [](const auto& info) {
-                           const Case& c = info.param;
-                           return case_name(c.arch, "_", c.kx, "x", c.ky, "_nb", c.nb, "_iters", c.iters);
-                         });
+                         named_by(&Case::arch, "_", &Case::kx, "x", &Case::ky, "_nb", &Case::nb, "_iters",
+                                  &Case::iters));
 
 }  // namespace
 }  // namespace wsemu::testing

@@ -3,6 +3,7 @@
 // that sweeps the whole (ky * M) x (kx * N) grid at once (no tiles, no halos), so it checks
 // the halo exchange as well as the arithmetic.
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -91,11 +92,9 @@ StencilRun run_stencil(const Case& c, const xt::xarray<float>& grid, bool backdo
   rt.load();
   rt.memcpy_h2d("u0", padded, 0, 0, c.kx, c.ky, int(tile));
   rt.memcpy_h2d("coeff", coeff, 0, 0, c.kx, c.ky, 5);
-  rt.launch("compute");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> out(pes * tile), t(pes * 4);
-  rt.memcpy_d2h(out, c.iters % 2 == 0 ? "u0" : "u1", 0, 0, c.kx, c.ky, int(tile));
-  rt.memcpy_d2h(t, "maxmin_time", 0, 0, c.kx, c.ky, 4);
+  launch_and_settle(rt, "compute");
+  std::vector<uint32_t> out = read_back(rt, c.iters % 2 == 0 ? "u0" : "u1", 0, 0, c.kx, c.ky, int(tile));
+  std::vector<uint32_t> t = read_back(rt, "maxmin_time", 0, 0, c.kx, c.ky, 4);
   StencilRun r;
   r.u = xt::zeros<float>(grid.shape());
   for (int py = 0; py < c.ky; ++py)
@@ -141,10 +140,8 @@ TEST_P(Stencil2d5pt, MatchesWholeGridReference) {
 INSTANTIATE_TEST_SUITE_P(Grids, Stencil2d5pt,
                          ::testing::Values(Case{3, 3, 5, 4, 3}, Case{2, 2, 8, 8, 2}, Case{4, 1, 3, 6, 4},
                                            Case{1, 1, 4, 4, 2}, Case{1, 3, 6, 2, 1}),
-                         [](const auto& info) {
-                           const Case& c = info.param;
-                           return case_name(c.kx, "x", c.ky, "_pes_", c.m, "x", c.n, "_iters", c.iters);
-                         });
+                         named_by(&Case::kx, "x", &Case::ky, "_pes_", &Case::m, "x", &Case::n, "_iters",
+                                  &Case::iters));
 
 // The community figure's configuration: 4 x 4 PEs, 64 x 64 points each, one iteration (the
 // 64 x 64 tile with its halo, twice, fits the 44 KiB below the firmware). The back door keeps

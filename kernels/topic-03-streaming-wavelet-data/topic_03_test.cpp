@@ -4,6 +4,7 @@
 #include <random>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -31,9 +32,8 @@ TEST_P(Topic03, SumOfStreamMatchesReference) {
   runtime::host::MemcpyOptions stream;
   stream.streaming = true;
   rt.memcpy_h2d("stream", data, 0, 0, 1, 1, int(c.n), stream);
-  std::vector<uint32_t> sum(1), count(1);
-  rt.memcpy_d2h(sum, "sum", 0, 0, 1, 1, 1);
-  rt.memcpy_d2h(count, "count", 0, 0, 1, 1, 1);
+  std::vector<uint32_t> sum = read_back(rt, "sum", 0, 0, 1, 1, 1);
+  std::vector<uint32_t> count = read_back(rt, "count", 0, 0, 1, 1, 1);
   EXPECT_EQ(sum[0], expected);
   EXPECT_EQ(count[0], c.n);
   std::printf("topic-03 %s, %zu wavelets: %llu cycles\n", c.layout.c_str(), c.n, (unsigned long long)rt.cycles());

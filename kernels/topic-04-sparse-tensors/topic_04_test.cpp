@@ -4,6 +4,7 @@
 #include <random>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -31,9 +32,8 @@ void run_case(int n, int nonzeros, int out_of_range, uint32_t seed) {
   rt.memcpy_h2d("sparse", wavelets, 0, 0, 1, 1, int(wavelets.size()), stream);
   MemcpyOptions half;
   half.data_type = MemcpyDataType::MEMCPY_16BIT;
-  std::vector<uint32_t> dense(static_cast<size_t>(n)), dropped(1);
-  rt.memcpy_d2h(dense, "dense", 0, 0, 1, 1, n, half);
-  rt.memcpy_d2h(dropped, "dropped", 0, 0, 1, 1, 1);
+  std::vector<uint32_t> dense = read_back(rt, "dense", 0, 0, 1, 1, n, half);
+  std::vector<uint32_t> dropped = read_back(rt, "dropped", 0, 0, 1, 1, 1);
   for (int i = 0; i < n; ++i) EXPECT_EQ(dense[size_t(i)], expected[size_t(i)]) << "dense[" << i << "]";
   EXPECT_EQ(dropped[0], uint32_t(out_of_range));
   std::printf("topic-04 N=%d, %zu wavelets: %llu cycles\n", n, wavelets.size(), (unsigned long long)rt.cycles());

@@ -1,6 +1,7 @@
 // topic-05: the receiver's sum, closed by the sentinel control task, against the sum of the
 // seeded values (fp32 in stream order, and the double-precision sum within tolerance).
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -22,9 +23,8 @@ TEST_P(Topic05, SentinelClosesTheSum) {
   rt.load();
   rt.memcpy_h2d("values", words(values), 0, 0, 1, 1, n);
   rt.launch("send");
-  std::vector<uint32_t> result(1), count(1);
-  rt.memcpy_d2h(result, "result", 1, 0, 1, 1, 1);
-  rt.memcpy_d2h(count, "count", 1, 0, 1, 1, 1);
+  std::vector<uint32_t> result = read_back(rt, "result", 1, 0, 1, 1, 1);
+  std::vector<uint32_t> count = read_back(rt, "count", 1, 0, 1, 1, 1);
   EXPECT_EQ(count[0], uint32_t(n));
   EXPECT_EQ(std::bit_cast<float>(result[0]), in_order);
   EXPECT_NEAR(std::bit_cast<float>(result[0]), exact, 1e-5 * n);

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -17,8 +18,7 @@ TEST(Topic06, OneColorReachesFourNeighboursAndWraps) {
   runtime::host::SdkRuntime rt(exe);
   rt.load();
   rt.memcpy_h2d("blocks", blocks, 1, 1, 1, 1, 5 * K);
-  rt.launch("send");
-  rt.run_until_quiescent();
+  launch_and_settle(rt, "send");
   auto block = [&](int b) { return std::vector<uint32_t>(blocks.begin() + b * K, blocks.begin() + (b + 1) * K); };
   struct Neighbour {
     int x, y;
@@ -31,16 +31,14 @@ TEST(Topic06, OneColorReachesFourNeighboursAndWraps) {
       const std::vector<uint32_t> part = block(b);
       want.insert(want.end(), part.begin(), part.end());
     }
-    std::vector<uint32_t> ngot(1), got(2 * K);
-    rt.memcpy_d2h(ngot, "ngot", n.x, n.y, 1, 1, 1);
-    rt.memcpy_d2h(got, "got", n.x, n.y, 1, 1, 2 * K);
+    std::vector<uint32_t> ngot = read_back(rt, "ngot", n.x, n.y, 1, 1, 1);
+    std::vector<uint32_t> got = read_back(rt, "got", n.x, n.y, 1, 1, 2 * K);
     ASSERT_EQ(ngot[0], want.size()) << "PE (" << n.x << ", " << n.y << ")";
     got.resize(want.size());
     EXPECT_EQ(got, want) << "PE (" << n.x << ", " << n.y << ")";
   }
   for (auto [x, y] : std::vector<std::pair<int, int>>{{0, 0}, {2, 0}, {0, 2}, {2, 2}}) {
-    std::vector<uint32_t> ngot(1);
-    rt.memcpy_d2h(ngot, "ngot", x, y, 1, 1, 1);
+    std::vector<uint32_t> ngot = read_back(rt, "ngot", x, y, 1, 1, 1);
     EXPECT_EQ(ngot[0], 0u);
   }
   // Four switch changes wrap the ring to position 0; the fifth leaves it at 1.

@@ -3,6 +3,7 @@
 #include <random>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -19,16 +20,11 @@ TEST(Topic07, ControlTasksGetTheirTagAfterTheBlock) {
   rt.load();
   rt.memcpy_h2d("blocks", blocks, 1, 1, 1, 1, 4 * K);
   rt.memcpy_h2d("tags", tags, 1, 1, 1, 1, 4);
-  rt.launch("send");
-  rt.run_until_quiescent();
+  launch_and_settle(rt, "send");
   const std::vector<std::pair<int, int>> neighbours = {{1, 0}, {2, 1}, {1, 2}, {0, 1}};  // N E S W
   for (size_t k = 0; k < neighbours.size(); ++k) {
     const auto [x, y] = neighbours[k];
-    auto read = [&](const char* sym, int n) {
-      std::vector<uint32_t> v(size_t(n), 0);
-      rt.memcpy_d2h(v, sym, x, y, 1, 1, n);
-      return v;
-    };
+    auto read = [&](const char* sym, int n) { return read_back(rt, sym, x, y, 1, 1, n); };
     const std::vector<uint32_t> want(blocks.begin() + long(k) * K, blocks.begin() + long(k + 1) * K);
     EXPECT_EQ(read("got", K), want) << "neighbour " << k;
     EXPECT_EQ(read("ngot", 1)[0], uint32_t(K));

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -21,12 +22,10 @@ TEST(Topic08, EachReceiverKeepsItsQuarter) {
   runtime::host::MemcpyOptions half;
   half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
   rt.memcpy_h2d("values", values, 0, 0, 1, 1, total, half);
-  rt.launch("send");
-  rt.run_until_quiescent();
+  launch_and_settle(rt, "send");
   for (int k = 0; k < receivers; ++k) {
-    std::vector<uint32_t> ngot(1), got(static_cast<size_t>(total));
-    rt.memcpy_d2h(ngot, "ngot", k + 1, 0, 1, 1, 1);
-    rt.memcpy_d2h(got, "got", k + 1, 0, 1, 1, total);
+    std::vector<uint32_t> ngot = read_back(rt, "ngot", k + 1, 0, 1, 1, 1);
+    std::vector<uint32_t> got = read_back(rt, "got", k + 1, 0, 1, 1, total);
     ASSERT_EQ(ngot[0], 3u) << "receiver " << k;
     for (int j = 0; j < 3; ++j) {
       const uint32_t i = uint32_t(3 * k + j);

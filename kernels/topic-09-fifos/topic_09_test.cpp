@@ -1,6 +1,7 @@
 // topic-09: seeded fp32 values streamed through the FIFO and the loopback color come back
 // cubed (x * x * x in fp32, in order), at the SDK's 512 elements and at a small size.
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -17,9 +18,8 @@ void check(int n, int fifo_cap) {
   stream.streaming = true;
   rt.launch("start");
   rt.memcpy_h2d("fifos", words(x), 0, 0, 1, 1, n, stream);
-  std::vector<uint32_t> out(static_cast<size_t>(n)), ncubed(1);
-  rt.memcpy_d2h(out, "fifos", 0, 0, 1, 1, n, stream);
-  rt.memcpy_d2h(ncubed, "ncubed", 0, 0, 1, 1, 1);
+  std::vector<uint32_t> out = read_back(rt, "fifos", 0, 0, 1, 1, n, stream);
+  std::vector<uint32_t> ncubed = read_back(rt, "ncubed", 0, 0, 1, 1, 1);
   EXPECT_EQ(ncubed[0], uint32_t(n));
   for (int i = 0; i < n; ++i) {
     const float v = x(i);

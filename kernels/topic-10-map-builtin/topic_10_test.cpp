@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -21,10 +22,9 @@ TEST_P(Topic10, MapsMatchReference) {
   rt.memcpy_h2d("A", words(A), 1, 0, 1, 1, n * n);
   rt.memcpy_h2d("x", words(x), 0, 0, 1, 1, n);
   rt.launch("compute");
-  std::vector<uint32_t> d(static_cast<size_t>(n)), y(static_cast<size_t>(n)), total(1);
-  rt.memcpy_d2h(d, "d", 1, 0, 1, 1, n);
-  rt.memcpy_d2h(y, "y", 1, 0, 1, 1, n);
-  rt.memcpy_d2h(total, "total", 1, 0, 1, 1, 1);
+  std::vector<uint32_t> d = read_back(rt, "d", 1, 0, 1, 1, n);
+  std::vector<uint32_t> y = read_back(rt, "y", 1, 0, 1, 1, n);
+  std::vector<uint32_t> total = read_back(rt, "total", 1, 0, 1, 1, 1);
   float sum = 0;
   double exact = 0;
   for (int i = 0; i < n; ++i) {

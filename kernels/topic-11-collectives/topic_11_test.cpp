@@ -2,6 +2,7 @@
 // host-side definition: x broadcast along rows, s scattered down columns and gathered along
 // rows (a chunk transpose at the west column), the broadcast x summed down columns.
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -24,12 +25,10 @@ TEST_P(Topic11, BroadcastScatterGatherReduce) {
   rt.memcpy_h2d("x", words(x), 0, 0, g.pw, g.ph, g.c);
   rt.memcpy_h2d("s", words(s), 0, 0, g.pw, g.ph, int(len));
   const uint64_t start = rt.cycles();
-  rt.launch("main");
-  rt.run_until_quiescent();
+  launch_and_settle(rt, "main");
   const uint64_t main_cycles = rt.cycles() - start;
-  std::vector<uint32_t> x_out(x.size()), s_out(s.size());
-  rt.memcpy_d2h(x_out, "x", 0, 0, g.pw, g.ph, g.c);
-  rt.memcpy_d2h(s_out, "s", 0, 0, g.pw, g.ph, int(len));
+  std::vector<uint32_t> x_out = read_back(rt, "x", 0, 0, g.pw, g.ph, g.c);
+  std::vector<uint32_t> s_out = read_back(rt, "s", 0, 0, g.pw, g.ph, int(len));
 
   xt::xarray<double> x_want = xt::zeros<double>({ph, pw, c}), s_want = xt::cast<double>(s);
   for (size_t yy = 0; yy < ph; ++yy)
@@ -56,10 +55,7 @@ TEST_P(Topic11, BroadcastScatterGatherReduce) {
 
 INSTANTIATE_TEST_SUITE_P(Grids, Topic11,
                          ::testing::Values(Grid{4, 4, 3, "wse2"}, Grid{5, 3, 2, "wse2"}, Grid{3, 4, 3, "wse3"}),
-                         [](const auto& info) {
-                           const Grid& g = info.param;
-                           return case_name(g.arch, "_", g.pw, "x", g.ph);
-                         });
+                         named_by(&Grid::arch, "_", &Grid::pw, "x", &Grid::ph));
 
 }  // namespace
 }  // namespace wsemu::testing

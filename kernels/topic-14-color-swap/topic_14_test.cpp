@@ -3,6 +3,7 @@
 #include <random>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -16,8 +17,7 @@ void check(int width, const std::vector<uint32_t>& values) {
   stream.streaming = true;
   rt.memcpy_h2d("row", values, 0, 0, 1, 1, int(values.size()), stream);
   rt.run_until_quiescent();
-  std::vector<uint32_t> sums(static_cast<size_t>(width));
-  rt.memcpy_d2h(sums, "sum", 0, 0, width, 1, 1);
+  std::vector<uint32_t> sums = read_back(rt, "sum", 0, 0, width, 1, 1);
   uint32_t total = 0;
   for (uint32_t v : values) total += v;
   for (int x = 0; x < width; ++x) EXPECT_EQ(sums[size_t(x)], (x % 2 == 0 ? 2 : 1) * total) << "PE " << x;

@@ -2,6 +2,7 @@
 // variant without the flush is the WSE-3 kernel error that says to flush first.
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/expect_host_error.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -18,12 +19,10 @@ TEST(Topic16, FlushedQueueCarriesTheSecondColor) {
   rt.memcpy_h2d("a_send", words(a), 0, 0, 1, 1, n);
   rt.memcpy_h2d("b_send", words(b), 0, 0, 1, 1, n);
   rt.launch("receive");
-  rt.launch("send");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> got_a(static_cast<size_t>(n)), got_b(static_cast<size_t>(n)), teardowns(1);
-  rt.memcpy_d2h(got_a, "a_recv", 0, 0, 1, 1, n);
-  rt.memcpy_d2h(got_b, "b_recv", 0, 0, 1, 1, n);
-  rt.memcpy_d2h(teardowns, "teardowns", 0, 0, 1, 1, 1);
+  launch_and_settle(rt, "send");
+  std::vector<uint32_t> got_a = read_back(rt, "a_recv", 0, 0, 1, 1, n);
+  std::vector<uint32_t> got_b = read_back(rt, "b_recv", 0, 0, 1, 1, n);
+  std::vector<uint32_t> teardowns = read_back(rt, "teardowns", 0, 0, 1, 1, 1);
   EXPECT_EQ(got_a, words(a));
   EXPECT_EQ(got_b, words(b));
   EXPECT_EQ(teardowns[0], 1u);

@@ -4,6 +4,7 @@
 // broadcast color (bit 3) torn down; without `tdexit` the run hangs and the report names it.
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/expect_host_error.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -21,13 +22,11 @@ TEST(TopicTeardown, OneColorCarriesBothBroadcasts) {
   rt.load();
   rt.memcpy_h2d("a", words(a), 0, 0, 1, 1, n);         // the west PE sends a
   rt.memcpy_h2d("b", words(b), kRow - 1, 0, 1, 1, n);  // the east PE sends b
-  rt.launch("run");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> got_a(size_t(kRow * n)), got_b(size_t(kRow * n)), torn(kRow), mask(kRow);
-  rt.memcpy_d2h(got_a, "a", 0, 0, kRow, 1, n);
-  rt.memcpy_d2h(got_b, "b", 0, 0, kRow, 1, n);
-  rt.memcpy_d2h(torn, "torn", 0, 0, kRow, 1, 1);
-  rt.memcpy_d2h(mask, "mask", 0, 0, kRow, 1, 1);
+  launch_and_settle(rt, "run");
+  std::vector<uint32_t> got_a = read_back(rt, "a", 0, 0, kRow, 1, n);
+  std::vector<uint32_t> got_b = read_back(rt, "b", 0, 0, kRow, 1, n);
+  std::vector<uint32_t> torn = read_back(rt, "torn", 0, 0, kRow, 1, 1);
+  std::vector<uint32_t> mask = read_back(rt, "mask", 0, 0, kRow, 1, 1);
   const std::vector<uint32_t> wa = words(a), wb = words(b);
   for (int x = 0; x < kRow; ++x) {
     SCOPED_TRACE(x);

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -50,8 +51,7 @@ TEST(WideMultiplication, MatchesReference) {
     const uint64_t before = rt.cycles();
     rt.launch("compute");
     const uint64_t compute = rt.cycles() - before;
-    std::vector<uint32_t> r(16);
-    rt.memcpy_d2h(r, "r", 0, 0, 1, 1, 16, o);
+    std::vector<uint32_t> r = read_back(rt, "r", 0, 0, 1, 1, 16, o);
     const std::array<uint64_t, 4> want = reference_product(a, b);
     for (int limb = 0; limb < 4; ++limb) {
       uint64_t got = 0;

@@ -4,6 +4,7 @@
 // that the module leaves its queues ready for the next call. Prints the cycles of one timed
 // allreduce (TSC stamps after a first allreduce has aligned the PEs, max(end) - min(start)).
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -25,10 +26,8 @@ xt::xarray<double> everywhere(const xt::xarray<double>& v, size_t ph, size_t pw)
 
 // Cycles of the timed allreduce: max(end) - min(start) over the PEs.
 uint64_t timed(runtime::host::SdkRuntime& rt, const Grid& g) {
-  rt.launch("timed_sum");
-  rt.run_until_quiescent();
-  std::vector<uint32_t> t(size_t(g.pw * g.ph) * 4);
-  rt.memcpy_d2h(t, "t", 0, 0, g.pw, g.ph, 4);
+  launch_and_settle(rt, "timed_sum");
+  std::vector<uint32_t> t = read_back(rt, "t", 0, 0, g.pw, g.ph, 4);
   uint64_t lo = ~0ull, hi = 0;
   for (size_t p = 0; p < size_t(g.pw * g.ph); ++p) {
     lo = std::min(lo, uint64_t(t[p * 4]) | uint64_t(t[p * 4 + 1]) << 32);
@@ -48,18 +47,16 @@ TEST_P(AllreduceLib, SumMaxNrm2MatchTheGridReduction) {
   for (uint32_t seed : {3001u, 3002u}) {  // twice: the second call finds the queues as it left them
     const xt::xarray<float> v = random_array({ph, pw, n}, seed);
     rt.memcpy_h2d("buf", words(v), 0, 0, g.pw, g.ph, g.n);
-    rt.launch("sum");
-    rt.run_until_quiescent();
-    rt.memcpy_d2h(out, "buf", 0, 0, g.pw, g.ph, g.n);
+    launch_and_settle(rt, "sum");
+    out = read_back(rt, "buf", 0, 0, g.pw, g.ph, g.n);
     expect_close(floats(out, {ph, pw, n}), everywhere(xt::sum(xt::cast<double>(v), {0, 1}), ph, pw), 1e-5, 1e-5,
                  "sum on " + where);
   }
   {
     const xt::xarray<float> v = random_array({ph, pw, n}, 3003);
     rt.memcpy_h2d("buf", words(v), 0, 0, g.pw, g.ph, g.n);
-    rt.launch("max");
-    rt.run_until_quiescent();
-    rt.memcpy_d2h(out, "buf", 0, 0, g.pw, g.ph, g.n);
+    launch_and_settle(rt, "max");
+    out = read_back(rt, "buf", 0, 0, g.pw, g.ph, g.n);
     expect_close(floats(out, {ph, pw, n}), everywhere(xt::amax(xt::cast<double>(v), {0, 1}), ph, pw), 0, 0,
                  "max on " + where);
   }
@@ -74,9 +71,8 @@ TEST_P(AllreduceLib, SumMaxNrm2MatchTheGridReduction) {
         sq += double(v(y, x, 0)) * double(v(y, x, 0));
       }
     rt.memcpy_h2d("buf", words(v), 0, 0, g.pw, g.ph, g.n);
-    rt.launch("nrm2");
-    rt.run_until_quiescent();
-    rt.memcpy_d2h(out, "buf", 0, 0, g.pw, g.ph, g.n);
+    launch_and_settle(rt, "nrm2");
+    out = read_back(rt, "buf", 0, 0, g.pw, g.ph, g.n);
     const xt::xarray<float> got = xt::view(floats(out, {ph, pw, n}), xt::all(), xt::all(), 0);
     expect_close(got, xt::xarray<double>(xt::ones<double>({ph, pw}) * std::sqrt(sq)), 0, 1e-5, "nrm2 on " + where);
   }
@@ -90,10 +86,7 @@ INSTANTIATE_TEST_SUITE_P(Grids, AllreduceLib,
                          ::testing::Values(Grid{4, 3, 3, "wse2"}, Grid{1, 1, 2, "wse2"}, Grid{1, 5, 4, "wse2"},
                                            Grid{6, 1, 1, "wse2"}, Grid{5, 4, 1, "wse2"}, Grid{3, 4, 5, "wse3"},
                                            Grid{2, 1, 3, "wse3"}, Grid{1, 2, 1, "wse3"}),
-                         [](const auto& info) {
-                           const Grid& g = info.param;
-                           return case_name(g.arch, "_", g.pw, "x", g.ph, "_n", g.n);
-                         });
+                         named_by(&Grid::arch, "_", &Grid::pw, "x", &Grid::ph, "_n", &Grid::n));
 
 // Timing on request (WSEMU_KERNEL_LARGE=1): one scalar allreduce on square grids up to 64 x 64,
 // the figures of the calibration table (kernels/lib/allreduce/README.md).
@@ -110,8 +103,7 @@ TEST(AllreduceLibLarge, ScalarAllreduceCycles) {
       const xt::xarray<float> v = random_array({size_t(p), size_t(p), size_t(n)}, 3010);
       rt.memcpy_h2d("buf", words(v), 0, 0, p, p, n);
       const uint64_t cycles = timed(rt, g);
-      std::vector<uint32_t> out(v.size());
-      rt.memcpy_d2h(out, "buf", 0, 0, p, p, n);
+      std::vector<uint32_t> out = read_back(rt, "buf", 0, 0, p, p, n);
       expect_close(floats(out, {size_t(p), size_t(p), size_t(n)}),
                    everywhere(xt::sum(xt::cast<double>(v), {0, 1}), size_t(p), size_t(p)), 1e-4, 1e-4, "sum");
       std::printf("allreduce %dx%d n=%d: %llu cycles = %.3f us\n", p, p, n, (unsigned long long)cycles,

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -88,11 +89,9 @@ TEST_P(Collectives, EveryOperationMatchesItsDefinition) {
         const std::string fn = (axis == Axis::ROW ? "row_" : "col_") + op + (root < 0 ? "" : "_root");
         const uint64_t start = rt.cycles();
         const std::vector<uint32_t> args{uint32_t(std::max(root, 0))};
-        rt.launch(fn, args);
-        rt.run_until_quiescent();
+        launch_and_settle(rt, fn, args);
         const uint64_t launch_cycles = rt.cycles() - start;
-        std::vector<uint32_t> out(before.size());
-        rt.memcpy_d2h(out, "buf", 0, 0, g.pw, g.ph, int(len));
+        std::vector<uint32_t> out = read_back(rt, "buf", 0, 0, g.pw, g.ph, int(len));
         const Buffers want = expected(op, axis, before, g.n, std::max(root, 0));
         expect_close(floats(out, {size_t(g.ph), size_t(g.pw), len}), xt::cast<double>(want), 1e-6, 1e-6,
                      fn + " root " + std::to_string(std::max(root, 0)) + " on " + std::to_string(g.pw) + "x" +
@@ -107,10 +106,7 @@ TEST_P(Collectives, EveryOperationMatchesItsDefinition) {
 INSTANTIATE_TEST_SUITE_P(Grids, Collectives,
                          ::testing::Values(Grid{4, 3, 3, "wse2"}, Grid{1, 1, 2, "wse2"}, Grid{5, 1, 2, "wse2"},
                                            Grid{1, 4, 2, "wse2"}, Grid{3, 3, 4, "wse3"}),
-                         [](const auto& info) {
-                           const Grid& g = info.param;
-                           return case_name(g.arch, "_", g.pw, "x", g.ph, "_n", g.n);
-                         });
+                         named_by(&Grid::arch, "_", &Grid::pw, "x", &Grid::ph, "_n", &Grid::n));
 
 }  // namespace
 }  // namespace wsemu::testing
