@@ -435,14 +435,28 @@ void load_into(Compiler& c, int dst, const Value& v, const TypeRef& t, Span at, 
 }
 
 ElementRef element_ref(Compiler& c, const Value& base, const std::vector<Value>& idx, const std::vector<Span>& spans, Span at, Ctx& ctx) {
-  const bool place = base.k == Value::K::RUNTIME &&
-                     (base.type->kind == TK::ARRAY || base.type->kind == TK::MANY_PTR);
-  if (!place && (base.k != Value::K::GLOBAL || base.global->type->kind != TK::ARRAY))
-    fail(at, "only arrays and pointers to arrays can be indexed at run time");
+  const TypeRef& bt = base.type;
+  const bool ptr_to_array = bt && bt->kind == TK::PTR && bt->elem && bt->elem->kind == TK::ARRAY;
+  if ((base.k == Value::K::RUNTIME || base.k == Value::K::POINTER) && bt && bt->kind == TK::PTR && !ptr_to_array)
+    fail(at, "a single-item pointer (" + bt->str() + ") cannot be indexed: its value is p.*; index a [*]T or a *[N]T");
+  // A run-time pointer (a register) or a comptime one (&global[k], a param set to &array) is a
+  // place like an array: element i lies at the pointer plus i times the pointee's element size.
+  const bool place = base.k == Value::K::RUNTIME && (bt->kind == TK::ARRAY || bt->kind == TK::MANY_PTR || ptr_to_array);
+  const bool at_pointer = base.k == Value::K::POINTER && base.global && (bt->kind == TK::MANY_PTR || ptr_to_array);
+  if (!place && !at_pointer && (base.k != Value::K::GLOBAL || base.global->type->kind != TK::ARRAY))
+    fail(at, "only arrays and pointers to arrays can be indexed at run time, found " + (bt ? bt->str() : base.str()));
   GlobalVar* g = place ? nullptr : base.global;
-  const TypeRef& at_type = place ? base.type : g->type;
-  const std::vector<int64_t> dims = at_type->kind == TK::MANY_PTR ? std::vector<int64_t>{INT32_MAX} : at_type->dims;
-  const std::string name = g ? g->csl_name : "the pointed-to array";
+  const TypeRef at_type = ptr_to_array ? bt->elem : (place || at_pointer) ? bt : g->type;
+  // A comptime pointer's offset counts elements of the array it points into (value.hpp).
+  int64_t base_bytes = 0;
+  if (at_pointer) {
+    const TypeRef& gt = g->type;
+    base_bytes = base.offset * (gt->kind == TK::ARRAY ? gt->elem->byte_size() : gt->byte_size());
+  }
+  std::vector<int64_t> dims = at_type->kind == TK::MANY_PTR ? std::vector<int64_t>{INT32_MAX} : at_type->dims;
+  if (at_pointer && at_type->kind == TK::MANY_PTR && at_type->elem->byte_size() > 0)  // what is left of the array
+    dims = {std::max<int64_t>(0, (g->type->byte_size() - base_bytes) / at_type->elem->byte_size())};
+  const std::string name = g && !at_pointer ? g->csl_name : g ? "the array '" + g->csl_name + "' points into" : "the pointed-to array";
   if (idx.size() != dims.size()) fail(at, name + " has " + std::to_string(dims.size()) + " dimension" + (dims.size() == 1 ? "" : "s"));
   ElementRef r;
   r.g = g;
@@ -465,7 +479,7 @@ ElementRef element_ref(Compiler& c, const Value& base, const std::vector<Value>&
     flat = c.binary("+", flat, i, at, ctx);
   }
   if (flat.k == Value::K::INT) {
-    r.const_bytes = flat.i * eb;
+    r.const_bytes = base_bytes + flat.i * eb;
     if (g && ctx.gen->p->far_data) {
       r.base_reg = alloc_temp(ctx, at);
       c.emit(ctx, "li " + reg(r.base_reg) + ", " + g->asm_name + " + " + std::to_string(r.const_bytes), at);
@@ -482,12 +496,14 @@ ElementRef element_ref(Compiler& c, const Value& base, const std::vector<Value>&
     r.addr_reg = t;
   }
   if (!g) c.emit(ctx, "add " + reg(r.addr_reg) + ", " + reg(r.addr_reg) + ", " + reg(r.base_reg), at);
+  r.const_bytes = base_bytes;  // with a global: folded into the operand, [rA + array + bytes]
   if (g && ctx.gen->p->far_data) {
     const int t = alloc_temp(ctx, at);
-    c.emit(ctx, "li " + reg(t) + ", " + g->asm_name, at);
+    c.emit(ctx, "li " + reg(t) + ", " + g->asm_name + (base_bytes ? " + " + std::to_string(base_bytes) : ""), at);
     c.emit(ctx, "add " + reg(r.addr_reg) + ", " + reg(r.addr_reg) + ", " + reg(t), at);
     free_temp(ctx, t);
     r.g = nullptr;
+    r.const_bytes = 0;
   }
   return r;
 }
@@ -518,7 +534,7 @@ std::string mem_operand(const ElementRef& r) {
     return "[" + reg(r.base_reg) + (r.const_bytes ? " + " + std::to_string(r.const_bytes) : "") + "]";
   }
   if (r.addr_reg < 0) return "[" + r.g->asm_name + (r.const_bytes ? " + " + std::to_string(r.const_bytes) : "") + "]";
-  return "[" + reg(r.addr_reg) + " + " + r.g->asm_name + "]";
+  return "[" + reg(r.addr_reg) + " + " + r.g->asm_name + (r.const_bytes ? " + " + std::to_string(r.const_bytes) : "") + "]";
 }
 
 std::string load_mnemonic(const TypeRef& t, Span at) {

@@ -480,7 +480,22 @@ Value Compiler::coerce(const Value& v, const TypeRef& t, Span at, Ctx& ctx) {
       }
       break;
     case TK::MANY_PTR: case TK::PTR:
-      if (v.k == K::POINTER) return v;
+      if (v.k == K::POINTER) {
+        // `&array` is a [*]T here; a param or const declared `*[N]T` takes that type, so that
+        // `(p.*)[i]` is the array indexed, not its first element. Only where the element types
+        // agree: another pointee is left as it was (as @ptrcast would have made it).
+        auto scalar = [](const TypeRef& pt) {
+          TypeRef e = pt ? pt->elem : nullptr;
+          return e && e->kind == TK::ARRAY ? e->elem : e;
+        };
+        const TypeRef from = scalar(v.type), to = scalar(t);
+        if (from && to && same_type(from, to)) {
+          Value p = v;
+          p.type = t;
+          return p;
+        }
+        return v;
+      }
       break;
     case TK::ENUM:
       if (v.k == K::ENUM && v.type && same_type(v.type, t)) return v;

@@ -162,6 +162,9 @@ Value Compiler::eval(const Expr& e, Ctx& ctx) {
     case ExprKind::DEREF: {
       Value p = rvalue(eval(*e.args[0], ctx), e.args[0]->span, ctx);
       if (p.k == K::POINTER) {
+        const bool to_array = p.type->kind == TK::PTR && p.type->elem && p.type->elem->kind == TK::ARRAY;
+        if (to_array && (p.offset != 0 || !same_type(p.type->elem, p.global->type)))
+          return p;  // *[N]T into an array at element k, or shaped otherwise: the place, indexed by element_ref
         if (p.offset == 0 && p.type->elem && p.type->elem->kind == TK::ARRAY) {
           Value g;
           g.k = K::GLOBAL;
@@ -177,15 +180,18 @@ Value Compiler::eval(const Expr& e, Ctx& ctx) {
           return g;
         }
         if (!ctx.gen) fail(e.span, "the value behind a pointer is only known at run time");
+        // An element of an array: element 0 of the pointer read as a [*]T (its own element type,
+        // whatever the array's shape).
         Value out;
         out.k = K::BUILTIN_NAME;
         out.s = "__index_load";
         out.st = std::make_shared<StructValue>();
-        Value base;
-        base.k = K::GLOBAL;
-        base.global = p.global;
-        base.type = p.global->type;
-        out.st->values = {base, make_int(p.offset)};
+        Value base = p;
+        auto mp = std::make_shared<Type>();
+        mp->kind = TK::MANY_PTR;
+        mp->elem = p.type->elem;
+        base.type = mp;
+        out.st->values = {base, make_int(0)};
         return gen_call(out, {}, e.span, ctx);
       }
       if (p.k != K::RUNTIME || (p.type->kind != TK::PTR && p.type->kind != TK::MANY_PTR))

@@ -274,6 +274,8 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
         Value target = b ? lookup(t.text, t.span, ctx) : lookup(t.text, t.span, ctx);
         if (target.k == Value::K::DSR_VAR) {
           if (!op.empty()) fail(s.span, "'" + s.assign_op + "' cannot be applied to a DSD");
+          if (target.global && target.dsd && resolve_fabric(*g.p, *target.dsd).kind == "d2h_fifo")
+            fail(s.span, "unsupported: changing DSD variable '" + t.text + "', which streams to the host (MEMCPYD2H_1): wsemu's host stream is the firmware's FIFO, whose length is set by each push");
           const Expr& rhs = *s.value;
           if (rhs.kind == ExprKind::BUILTIN && (rhs.text == "increment_dsd_offset" || rhs.text == "set_dsd_base_addr" ||
                                                 rhs.text == "set_dsd_length" || rhs.text == "set_dsd_stride")) {
@@ -345,7 +347,10 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
           spans.push_back(t.args[i]->span);
         }
         base = rvalue(base, t.span, ctx);
-        if (base.k != Value::K::GLOBAL && base.k != Value::K::RUNTIME) fail(t.span, "only elements of arrays can be assigned");
+        if (base.k == Value::K::GLOBAL && (base.global->type->kind == TK::MANY_PTR || base.global->type->kind == TK::PTR))
+          base = rvalue(base, t.span, ctx);  // a pointer variable indexed (`var x: [*]f32;` x[i] = e): its value is the place
+        if (base.k != Value::K::GLOBAL && base.k != Value::K::RUNTIME && base.k != Value::K::POINTER)
+          fail(t.span, "only elements of arrays can be assigned");
         ElementRef r = element_ref(*this, base, idx, spans, t.span, ctx);
         Value v = eval(*s.value, ctx);
         if (!op.empty()) {
@@ -362,22 +367,34 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
       }
       if (t.kind == ExprKind::DEREF) {
         Value p = rvalue(eval(*t.args[0], ctx), t.args[0]->span, ctx);
-        if (p.k == Value::K::POINTER) {
-          // A pointer known at comptime: the element itself.
-          if (p.global->type->kind == TK::ARRAY) fail(t.span, "unsupported: assigning through a comptime pointer into an array");
-        }
-        if (p.k != Value::K::RUNTIME || p.type->kind != TK::PTR || p.type->elem->kind == TK::ARRAY)
+        if ((p.k != Value::K::RUNTIME && p.k != Value::K::POINTER) || (p.type->kind != TK::PTR && p.type->kind != TK::MANY_PTR))
           fail(t.span, "unsupported: assignment through this pointer");
+        if (p.type->elem->kind == TK::ARRAY) fail(t.span, "unsupported: assigning a whole array through a pointer (assign its elements)");
         const TypeRef et = p.type->elem;
+        // The pointee's place: the register's address, or for a comptime pointer (&global,
+        // &array[k], a param set to one) its element 0 read as a [*]T.
+        std::string where;
+        if (p.k == Value::K::POINTER) {
+          Value as_many = p;
+          auto mp = std::make_shared<Type>();
+          mp->kind = TK::MANY_PTR;
+          mp->elem = et;
+          as_many.type = mp;
+          where = mem_operand(element_ref(*this, as_many, {make_int(0)}, {}, t.span, ctx));
+        } else {
+          where = "[" + reg(int(p.i)) + "]";
+        }
         Value v = eval(*s.value, ctx);
         if (!op.empty()) {
           const int cur = alloc_temp(ctx, t.span);
-          emit(ctx, load_mnemonic(et, t.span) + reg(cur) + ", [" + reg(int(p.i)) + "]", t.span);
+          emit(ctx, load_mnemonic(et, t.span) + reg(cur) + ", " + where, t.span);
           v = binary(op, runtime(cur, et), rvalue(v, s.value->span, ctx), s.span, ctx);
         }
         v = coerce(v, et, s.value->span, ctx);
         int vr = value_reg(*this, v, et, s.span, ctx);
-        emit(ctx, std::string(et->byte_size() == 4 ? "st32 [" : "st16 [") + reg(int(p.i)) + "], " + reg(vr), s.span);
+        const int eb = et->byte_size();
+        if (eb != 4 && eb != 2) fail(t.span, "unsupported: assignment through a pointer to " + et->str());
+        emit(ctx, std::string(eb == 4 ? "st32 " : "st16 ") + where + ", " + reg(vr), s.span);
         return;
       }
       fail(t.span, "unsupported: assignment to this kind of expression");

@@ -48,6 +48,7 @@ cases = {
 "pe_mixed_int_float": ("mix", True, "var g: i16 = 1;\nvar h: f32 = 0.0;\nfn f() void {\n  h = g @@+ 1.5;\n}\ncomptime { @export_symbol(f); }\n"),
 "pe_assign_const": ("cannot assign to constant 'k'", True, "fn f() void {\n  for (@range(i16, 4)) |k| {\n    @@k = 2;\n  }\n}\ncomptime { @export_symbol(f); }\n"),
 "pe_index_out_of_bounds": ("out of bounds", True, "var a: [4]f32;\nfn f() void {\n  a[@@4] = 1.0;\n}\ncomptime { @export_symbol(f); }\n"),
+"pe_index_single_pointer": ("a single-item pointer", True, "var a: [4]u16;\nfn get(p: *u16, i: u16) u16 {\n  return p@@[i];\n}\nfn f() void { a[1] = get(&a[0], 1); }\ncomptime { @export_symbol(f); }\n"),
 "pe_tensor_out_of_range": ("outside a PE's 48 KiB of memory", True, "var a: [8]f32;\nconst d = @get_dsd(mem1d_dsd, .{ .tensor_access = @@|i|{9000} -> a[2 * i] });\nfn f() void { @fmovs(d, d); }\ncomptime { @export_symbol(f); }\n"),
 "pe_unsupported_builtin": ("unsupported builtin '@frobnicate'", True, "fn f() void {\n  @@@frobnicate(1);\n}\ncomptime { @export_symbol(f); }\n"),
 "pe_vector_arity": ("@fadds takes 3 operands", True, "var a: [4]f32;\nconst d = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{4} -> a[i] });\nfn f() void {\n  @@@fadds(d, d);\n}\ncomptime { @export_symbol(f); }\n"),
