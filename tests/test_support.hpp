@@ -3,9 +3,13 @@
 //
 // Contract: thrown_message<Error>(call) runs `call` and returns the message of the Error it
 // throws, or `none` when it returns normally; any other exception passes through, so a test
-// that expects one error type cannot mistake another for it.
+// that expects one error type cannot mistake another for it. source_dir() and bin_dir() are the
+// source tree and the build's bin folder: $WSEMU_SOURCE_DIR / $WSEMU_BIN_DIR, else the ones the
+// test was built with (WSEMU_DEFAULT_SOURCE_DIR / WSEMU_DEFAULT_BIN_DIR, which the test's
+// CMakeLists defines; a test built without them has no such function).
 #pragma once
 
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,5 +25,19 @@ std::string thrown_message(Call&& call, std::string_view none = "(no error)") {
   }
   return std::string(none);
 }
+
+#ifdef WSEMU_DEFAULT_SOURCE_DIR
+inline std::string source_dir() {
+  const char* s = std::getenv("WSEMU_SOURCE_DIR");
+  return s ? s : WSEMU_DEFAULT_SOURCE_DIR;
+}
+#endif
+
+#ifdef WSEMU_DEFAULT_BIN_DIR
+inline std::string bin_dir() {
+  const char* s = std::getenv("WSEMU_BIN_DIR");
+  return s ? s : WSEMU_DEFAULT_BIN_DIR;
+}
+#endif
 
 }  // namespace wsemu::testing

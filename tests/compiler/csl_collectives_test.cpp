@@ -22,16 +22,10 @@ using runtime::host::SdkRuntime;
 constexpr int kChunk = 3;  // C: elements a chunk (scatter, gather)
 constexpr int kLen = 5;    // N: elements of broadcast and reduce
 
-struct Shape {
-  std::string arch;
-  int w, h;
-  friend void PrintTo(const Shape& s, std::ostream* os) { *os << s.arch << " " << s.w << "x" << s.h; }
-};
-
-class CslCollectives : public ::testing::TestWithParam<Shape> {};
+class CslCollectives : public ::testing::TestWithParam<CslGrid> {};
 
 TEST_P(CslCollectives, EveryOperationEveryRootBothDimensions) {
-  const Shape s = GetParam();
+  const CslGrid s = GetParam();
   const int W = s.w, H = s.h, PM = std::max(W, H);
   SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/collectives/layout.csl",
                               {{"W", std::to_string(W)}, {"H", std::to_string(H)}, {"C", std::to_string(kChunk)},
@@ -101,9 +95,9 @@ TEST_P(CslCollectives, EveryOperationEveryRootBothDimensions) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, CslCollectives,
-                         ::testing::Values(Shape{"wse2", 4, 3}, Shape{"wse3", 4, 3}, Shape{"wse2", 1, 3}, Shape{"wse3", 5, 1},
-                                           Shape{"wse3", 2, 2}),
-                         named_by(&Shape::arch, "_", &Shape::w, "x", &Shape::h));
+                         ::testing::Values(CslGrid{"wse2", 4, 3}, CslGrid{"wse3", 4, 3}, CslGrid{"wse2", 1, 3}, CslGrid{"wse3", 5, 1},
+                                           CslGrid{"wse3", 2, 2}),
+                         named_by(&CslGrid::arch, "_", &CslGrid::w, "x", &CslGrid::h));
 
 }  // namespace
 }  // namespace wsemu::testing

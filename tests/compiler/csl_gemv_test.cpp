@@ -43,31 +43,29 @@ TEST_P(CslGemv01, MatchesReference) {
   const xt::xarray<float> A = random_array({size_t(c.M), size_t(c.N)}, 1);
   const xt::xarray<float> x = random_array({size_t(c.N)}, 2);
   const xt::xarray<float> b = random_array({size_t(c.M)}, 3);
+  // The CSL and the assembly versions on the same inputs and host calls (the assembly one for the
+  // kernel README's cycle row).
+  auto load_and_run = [&](SdkRuntime& s) {
+    s.load();
+    s.memcpy_h2d("A", words(A), 0, 0, 1, 1, c.M * c.N);
+    s.memcpy_h2d("x", words(x), 0, 0, 1, 1, c.N);
+    s.memcpy_h2d("b", words(b), 0, 0, 1, 1, c.M);
+    launch_and_settle(s, "compute");
+    return read_back(s, "y", 0, 0, 1, 1, c.M);
+  };
   SdkRuntime rt(*r.executable);
-  rt.load();
-  rt.memcpy_h2d("A", words(A), 0, 0, 1, 1, c.M * c.N);
-  rt.memcpy_h2d("x", words(x), 0, 0, 1, 1, c.N);
-  rt.memcpy_h2d("b", words(b), 0, 0, 1, 1, c.M);
-  launch_and_settle(rt, "compute");
-  std::vector<uint32_t> y = read_back(rt, "y", 0, 0, 1, 1, c.M);
-  expect_close(floats(y, {size_t(c.M)}), gemv_reference(A, x, b), 1e-5, 1e-5, "y");
+  expect_close(floats(load_and_run(rt), {size_t(c.M)}), gemv_reference(A, x, b), 1e-5, 1e-5, "y");
   {
-    // The assembly version on the same inputs and host calls, for the kernel README's cycle row.
     SdkRuntime ra(build_kernel("gemv-01-single-pe", {{"M", c.M}, {"N", c.N}}, c.arch));
-    ra.load();
-    ra.memcpy_h2d("A", words(A), 0, 0, 1, 1, c.M * c.N);
-    ra.memcpy_h2d("x", words(x), 0, 0, 1, 1, c.N);
-    ra.memcpy_h2d("b", words(b), 0, 0, 1, 1, c.M);
-    launch_and_settle(ra, "compute");
-    std::vector<uint32_t> ya = read_back(ra, "y", 0, 0, 1, 1, c.M);
+    load_and_run(ra);
     std::printf("gemv-01 %s %dx%d: cycles CSL %llu (launch %llu), assembly %llu (launch %llu)\n", c.arch.c_str(), c.M, c.N,
                 (unsigned long long)rt.cycles(), (unsigned long long)rt.stats().launch_cycles,
                 (unsigned long long)ra.cycles(), (unsigned long long)ra.stats().launch_cycles);
   }
   // A second launch starts from column 0 again (the column DSD is a local).
   launch_and_settle(rt, "compute");
-  y = read_back(rt, "y", 0, 0, 1, 1, c.M);
-  expect_close(floats(y, {size_t(c.M)}), gemv_reference(A, x, b), 1e-5, 1e-5, "y after a second launch");
+  expect_close(floats(read_back(rt, "y", 0, 0, 1, 1, c.M), {size_t(c.M)}), gemv_reference(A, x, b), 1e-5, 1e-5,
+               "y after a second launch");
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, CslGemv01,

@@ -11,6 +11,7 @@
 #include "compiler/csl/cslc.hpp"
 #include "tests/compiler/csl_test_support.hpp"
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -37,16 +38,13 @@ TEST(CslStdlib, MathRandomControlDirections) {
     for (float v : x) xw.push_back(std::bit_cast<uint32_t>(v));
     rt.memcpy_h2d("x", xw, 0, 0, 1, 1, N);
     rt.launch("compute");
-    std::vector<uint32_t> m(size_t(5 * N)), rnd(size_t(2 * N)), ctl(6);
-    rt.memcpy_d2h(m, "math_out", 0, 0, 1, 1, 5 * N);
-    rt.memcpy_d2h(rnd, "rand_out", 0, 0, 1, 1, 2 * N);
-    rt.memcpy_d2h(ctl, "ctrl_out", 0, 0, 1, 1, 6);
-    std::vector<uint32_t> bits(7);
-    rt.memcpy_d2h(bits, "rand_bits", 0, 0, 1, 1, 7);
+    std::vector<uint32_t> m = read_back(rt, "math_out", 0, 0, 1, 1, 5 * N);
+    std::vector<uint32_t> rnd = read_back(rt, "rand_out", 0, 0, 1, 1, 2 * N);
+    std::vector<uint32_t> ctl = read_back(rt, "ctrl_out", 0, 0, 1, 1, 6);
+    std::vector<uint32_t> bits = read_back(rt, "rand_bits", 0, 0, 1, 1, 7);
     // <debug>: the two buffers, worked out by hand from the format in compiler/csl/lib/debug.csl.
-    std::vector<uint32_t> trace(24), times(5);
-    rt.memcpy_d2h(trace, "trace", 0, 0, 1, 1, 24);
-    rt.memcpy_d2h(times, "times", 0, 0, 1, 1, 5);
+    std::vector<uint32_t> trace = read_back(rt, "trace", 0, 0, 1, 1, 24);
+    std::vector<uint32_t> times = read_back(rt, "times", 0, 0, 1, 1, 5);
     auto packed = [](const char* four) { return uint32_t(uint8_t(four[0])) | uint32_t(uint8_t(four[1])) << 8 |
                                                 uint32_t(uint8_t(four[2])) << 16 | uint32_t(uint8_t(four[3])) << 24; };
     std::vector<uint32_t> want_trace = {17,
@@ -147,8 +145,7 @@ TEST(CslStdlib, ControlPayloadsRunTheControlTask) {
                                {4, 3, 1, 1}, "wsemu-csl-control-" + arch)));
     rt.load();
     rt.launch("send");
-    std::vector<uint32_t> seen(8);
-    rt.memcpy_d2h(seen, "seen", 0, 0, 2, 1, 4);
+    std::vector<uint32_t> seen = read_back(rt, "seen", 0, 0, 2, 1, 4);
     const std::vector<uint32_t> want = {0, 0, 0, 0,               // the sender runs no control task
                                         0x1234, 0xBEEF, 0, 3};    // comptime data, run-time data, none; 3 runs
     EXPECT_EQ(seen, want);
@@ -164,8 +161,7 @@ TEST(CslStdlib, UnblockedUnboundTriggerRunsControlTasks) {
                                {4, 3, 1, 1}, "wsemu-csl-unbound-trigger-" + arch)));
     rt.load();
     rt.launch("send");
-    std::vector<uint32_t> got(6);
-    rt.memcpy_d2h(got, "got", 0, 0, 2, 1, 3);
+    std::vector<uint32_t> got = read_back(rt, "got", 0, 0, 2, 1, 3);
     EXPECT_EQ(got, (std::vector<uint32_t>{0, 0, 0, 107, 100, 2}));
   }
 }
@@ -179,17 +175,15 @@ TEST(CslStdlib, MemcpySwitchesMoveTheSwitchesTheyName) {
     SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/switches/layout.csl", {}, arch, {5, 3, 1, 1},
                                 "wsemu-csl-switches-" + arch)));
     rt.load();
-    std::vector<uint32_t> words(5);
-    rt.memcpy_d2h(words, "words", 0, 0, 1, 1, 5);
+    std::vector<uint32_t> words = read_back(rt, "words", 0, 0, 1, 1, 5);
     // switch_cmd_1, _11, _111, reset_cmd_1, teardown_cmd_1: 2-bit commands from bit 24 (ADV 1, RST 2, TEARDOWN 3),
     // and ctrl's ce_ignore bit 23
     EXPECT_EQ(words, (std::vector<uint32_t>{0x01800000, 0x05800000, 0x15800000, 0x02800000, 0x03800000}));
-    std::vector<uint32_t> got(8);
     rt.launch("send_1");
-    rt.memcpy_d2h(got, "got", 1, 0, 2, 1, 4);
+    std::vector<uint32_t> got = read_back(rt, "got", 1, 0, 2, 1, 4);
     EXPECT_EQ(got, (std::vector<uint32_t>{0, 0, 0, 0, 11, 22, 0, 0}));
     rt.launch("send_11");
-    rt.memcpy_d2h(got, "got", 1, 0, 2, 1, 4);
+    got = read_back(rt, "got", 1, 0, 2, 1, 4);
     EXPECT_EQ(got, (std::vector<uint32_t>{22, 0, 0, 0, 11, 22, 11, 0}));
   }
 }
@@ -208,13 +202,11 @@ TEST(CslStdlib, TileConfigRewritesOneColorBetweenPhases) {
                                 "wsemu-csl-tile-config-" + arch)));
     rt.load();
     rt.launch("start");
-    std::vector<uint32_t> result(2), pending(2);
-    rt.memcpy_d2h(result, "result", 0, 0, 2, 1, 1);
-    rt.memcpy_d2h(pending, "pending", 0, 0, 2, 1, 1);
+    std::vector<uint32_t> result = read_back(rt, "result", 0, 0, 2, 1, 1);
+    std::vector<uint32_t> pending = read_back(rt, "pending", 0, 0, 2, 1, 1);
     EXPECT_EQ(result, (std::vector<uint32_t>{42, 21}));
     EXPECT_EQ(pending, (std::vector<uint32_t>{1u << 4, 1u << 4}));
-    std::vector<uint32_t> seen(1);
-    rt.memcpy_d2h(seen, "seen", 0, 0, 1, 1, 1);
+    std::vector<uint32_t> seen = read_back(rt, "seen", 0, 0, 1, 1, 1);
     EXPECT_EQ(seen, std::vector<uint32_t>{42});  // `done` ran after the receive, not at the load
   }
 }

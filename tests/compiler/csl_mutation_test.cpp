@@ -10,16 +10,14 @@
 #include <sstream>
 
 #include "compiler/csl/cslc.hpp"
+#include "tests/test_support.hpp"
 
 namespace wsemu::compiler::csl {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string source_dir() {
-  const char* s = std::getenv("WSEMU_SOURCE_DIR");
-  return s ? s : WSEMU_DEFAULT_SOURCE_DIR;
-}
+using ::wsemu::testing::source_dir;
 
 std::string read(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

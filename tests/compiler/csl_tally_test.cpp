@@ -9,6 +9,7 @@
 #include "compiler/csl/cslc.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/compiler/csl_test_support.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -18,16 +19,10 @@ using runtime::host::SdkRuntime;
 
 constexpr int kCounts = 4;  // N: counts a PE
 
-struct TallyShape {
-  std::string arch;
-  int w, h;
-  friend void PrintTo(const TallyShape& s, std::ostream* os) { *os << s.arch << " " << s.w << "x" << s.h; }
-};
-
-class CslTally : public ::testing::TestWithParam<TallyShape> {};
+class CslTally : public ::testing::TestWithParam<CslGrid> {};
 
 TEST_P(CslTally, CollectorSeesEveryBumpOnce) {
-  const TallyShape s = GetParam();
+  const CslGrid s = GetParam();
   const int W = s.w, H = s.h;
   std::mt19937 rng(11);
   std::vector<uint32_t> counts(size_t(W * H * kCounts));
@@ -43,8 +38,7 @@ TEST_P(CslTally, CollectorSeesEveryBumpOnce) {
     rt.memcpy_h2d("counts", counts, 0, 0, W, H, kCounts);
     rt.launch("run");
     rt.launch("snapshot");
-    std::vector<uint32_t> report(size_t(W * H * 3));
-    rt.memcpy_d2h(report, "report", 0, 0, W, H, 3);
+    std::vector<uint32_t> report = read_back(rt, "report", 0, 0, W, H, 3);
     for (int y = 0; y < H; ++y) {
       for (int x = 0; x < W; ++x) {
         SCOPED_TRACE("PE (" + std::to_string(x) + ", " + std::to_string(y) + ")");
@@ -64,11 +58,9 @@ TEST_P(CslTally, CollectorSeesEveryBumpOnce) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, CslTally,
-                         ::testing::Values(TallyShape{"wse2", 5, 4}, TallyShape{"wse3", 5, 4}, TallyShape{"wse2", 1, 3},
-                                           TallyShape{"wse3", 4, 1}, TallyShape{"wse2", 1, 1}, TallyShape{"wse3", 2, 2}),
-                         [](const auto& info) {
-                           return info.param.arch + "_" + std::to_string(info.param.w) + "x" + std::to_string(info.param.h);
-                         });
+                         ::testing::Values(CslGrid{"wse2", 5, 4}, CslGrid{"wse3", 5, 4}, CslGrid{"wse2", 1, 3},
+                                           CslGrid{"wse3", 4, 1}, CslGrid{"wse2", 1, 1}, CslGrid{"wse3", 2, 2}),
+                         named_by(&CslGrid::arch, "_", &CslGrid::w, "x", &CslGrid::h));
 
 }  // namespace
 }  // namespace wsemu::testing

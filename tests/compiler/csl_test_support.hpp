@@ -1,10 +1,11 @@
 // How the CSL tests compile a kernel: as `wsemu cslc LAYOUT --arch=ARCH --fabric-dims=W,H
 // --fabric-offsets=X,Y --params=...` would, with the generated sources in a temporary folder
-// named after the test, so a failing test leaves them to read; and the executable of a compile
-// that must succeed.
+// named after the test, so a failing test leaves them to read; the executable of a compile
+// that must succeed; and CslGrid, the parameter of the tests that run one program on grids of PEs.
 #pragma once
 
 #include <filesystem>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -14,6 +15,14 @@
 #include "compiler/layout/diagnostic.hpp"
 
 namespace wsemu::testing {
+
+// The architecture and the W x H grid of PEs a parameterized test runs its program on (printed
+// "wse2 4x3", so that CTest's names stay readable).
+struct CslGrid {
+  std::string arch;
+  int w, h;
+  friend void PrintTo(const CslGrid& g, std::ostream* os) { *os << g.arch << " " << g.w << "x" << g.h; }
+};
 
 struct CslPlacement {
   int fabric_w, fabric_h, offset_x, offset_y;

@@ -1,7 +1,8 @@
 // What the kernel tests share: building a kernel folder's layout (as `wsemu build` does, with
-// the firmware's include folder), case names and the name generator of INSTANTIATE_TEST_SUITE_P,
-// seeded random inputs, the word conversions of the host API, and the independent GEMV reference
-// in xtensor (double precision, never the emulator).
+// the firmware's include folder, from source_dir() of tests/test_support.hpp), case names and
+// the name generator of INSTANTIATE_TEST_SUITE_P, seeded random inputs, the word conversions of
+// the host API, and the independent GEMV reference in xtensor (double precision, never the
+// emulator).
 //
 // Contract: header-only test support; failures are GoogleTest failures or exceptions with the
 // build's diagnostics in the message. Nothing here runs a wafer.
@@ -29,18 +30,9 @@
 #include "isa/fp16.hpp"
 #include "firmware/memcpy_protocol.hpp"
 #include "compiler/layout/build.hpp"
+#include "tests/test_support.hpp"  // source_dir(), bin_dir()
 
 namespace wsemu::testing {
-
-inline std::string source_dir() {
-  const char* s = std::getenv("WSEMU_SOURCE_DIR");
-  return s ? s : WSEMU_DEFAULT_SOURCE_DIR;
-}
-
-inline std::string bin_dir() {
-  const char* s = std::getenv("WSEMU_BIN_DIR");
-  return s ? s : WSEMU_DEFAULT_BIN_DIR;
-}
 
 // Builds kernels/<folder>/layout.wsl with the given parameters; throws with the diagnostics.
 inline compiler::Executable build_kernel(const std::string& folder, const std::map<std::string, int64_t>& params,
