@@ -287,9 +287,18 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
     op.length = 1;
     have_length = true;
   }
+  // FIFO to FIFO in the background: a forwarder without end, as the SDK's forwarders into the host
+  // stream mean it (pipeline-03's edge PEs: a 0x7FFF-element fabout, which wsemu's firmware FIFO
+  // stands in for). Synchronous, it would hold the main thread for ever: still an error.
+  bool fifos_only = true;
+  for (int i = 0; i < info.num_operands; ++i) fifos_only = fifos_only && op.operands[i].kind == Kind::FIFO;
+  if (!have_length && fifos_only && insn.async.async) {
+    op.length = UINT32_MAX;
+    have_length = true;
+  }
   if (!have_length)
-    kernel_error(fmt::format("{}: a vector operation needs a memory or fabric descriptor to give its length",
-                             info.mnemonic));
+    kernel_error(fmt::format("{}: a vector operation needs a memory or fabric descriptor to give its length{}",
+                             info.mnemonic, fifos_only ? " (FIFO to FIFO runs without end only with .async)" : ""));
 
   // Queues: bind on first use, check the color, and keep concurrent operations apart.
   int fabin_queue = -1, fabout_queue = -1;

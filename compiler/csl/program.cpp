@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <set>
 
 #include "compiler/csl/compiler_impl.hpp"
 
@@ -134,6 +135,67 @@ std::string dsd_text(const DsdValue& d) {
   return s + ")";
 }
 
+// The identifiers (assembly names: letters, digits, '_', '$') of a line, added to `words`.
+void add_words(const std::string& line, std::set<std::string>& words) {
+  size_t i = 0;
+  while (i < line.size()) {
+    auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$'; };
+    if (line[i] == ';') return;  // a comment
+    if (!is_word(line[i])) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < line.size() && is_word(line[j])) ++j;
+    words.insert(line.substr(i, j - i));
+    i = j;
+  }
+}
+
+// A global that nothing names (no instruction, descriptor, export or other global's initial
+// value) takes no memory, as in CSL, whose declarations are analysed lazily: pipeline-03's
+// memcpy edge PEs import both FIFO modules and use one (81,928 bytes declared, 48 KiB to hold
+// them). wsemu still analyses every declaration, so their errors show.
+void drop_unused_globals(std::vector<std::string>& out, const std::vector<std::pair<size_t, size_t>>& global_lines) {
+  std::vector<bool> in_global(out.size(), false);
+  for (const auto& [first, end] : global_lines)
+    for (size_t i = first; i < end; ++i) in_global[i] = true;
+  std::set<std::string> named;
+  for (size_t i = 0; i < out.size(); ++i)
+    if (!in_global[i]) add_words(out[i], named);
+  auto label_of = [&](const std::pair<size_t, size_t>& r) {
+    for (size_t i = r.first; i < r.second; ++i) {
+      const size_t colon = out[i].find(':');
+      if (out[i].rfind(".align", 0) != 0 && out[i].rfind(";", 0) != 0 && colon != std::string::npos) return out[i].substr(0, colon);
+    }
+    return std::string();
+  };
+  std::vector<bool> kept(global_lines.size(), false);
+  for (bool grew = true; grew;) {  // a kept global's initial value may name another (&array)
+    grew = false;
+    for (size_t k = 0; k < global_lines.size(); ++k) {
+      const std::string label = label_of(global_lines[k]);
+      if (kept[k] || (!label.empty() && !named.count(label))) continue;
+      kept[k] = grew = true;
+      for (size_t i = global_lines[k].first; i < global_lines[k].second; ++i) {
+        const std::string& l = out[i];
+        add_words(l.find(':') == std::string::npos ? l : l.substr(l.find(':') + 1), named);
+      }
+    }
+  }
+  std::vector<std::string> kept_out;
+  size_t k = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    while (k < global_lines.size() && global_lines[k].second <= i) ++k;
+    if (in_global[i] && k < global_lines.size() && !kept[k]) {
+      if (i == global_lines[k].first) kept_out.push_back("; " + label_of(global_lines[k]) + ": named nowhere, not placed");
+      continue;
+    }
+    kept_out.push_back(out[i]);
+  }
+  out = std::move(kept_out);
+}
+
 }  // namespace
 
 std::string Compiler::write_program(Program& p) {
@@ -156,8 +218,15 @@ std::string Compiler::write_program(Program& p) {
   const std::set<std::string> in_memory = place_dsds(p, images);
   out.push_back("");
   out.push_back(".data");
+  std::vector<std::pair<size_t, size_t>> global_lines;  // each global's lines in `out`, [first, end)
   for (GlobalVar* g : p.globals) {
     if (!g->dsr.empty()) continue;
+    struct Mark {
+      std::vector<std::pair<size_t, size_t>>& lines;
+      const std::vector<std::string>& out;
+      size_t first;
+      ~Mark() { lines.push_back({first, out.size()}); }
+    } mark{global_lines, out, out.size()};
     if (g->align > 1) out.push_back(".align " + std::to_string(g->align));
     const bool array = g->type->kind == TK::ARRAY;
     const TypeRef et = array ? g->type->elem : g->type;
@@ -215,7 +284,11 @@ std::string Compiler::write_program(Program& p) {
       continue;
     }
     const DsdValue r = resolve_fabric(p, *d);
-    if (r.kind == "d2h_fifo") fail(r.span, "unsupported: a DSD variable streaming to the host (use a const DSD)");
+    if (r.kind == "d2h_fifo") {
+      // Its uses name the firmware's memcpy_d2h_fifo instead (Compiler::dsd_operand).
+      out.push_back(".dsd " + reg + " = mem1d(0, 1)  ; a fabout_dsd to the host: operations use memcpy_d2h_fifo");
+      continue;
+    }
     out.push_back(".dsd " + reg + " = " + dsd_text(r));
   }
   for (const std::string& r : p.plain_dsrs) out.push_back(".dsd " + r + " = mem1d(0, 1)");
@@ -254,6 +327,7 @@ std::string Compiler::write_program(Program& p) {
   out.push_back("");
   out.push_back(".code");
   for (const std::string& c : p.code) out.push_back(c);
+  drop_unused_globals(out, global_lines);
   std::string text;
   for (const std::string& l : out) text += l + "\n";
   return text;

@@ -8,6 +8,10 @@ namespace wsemu::compiler::csl {
 
 std::string Compiler::dsd_operand(const Value& v, Span at, Ctx& ctx) {
   if (v.k == Value::K::DSD) return dsd_template(*ctx.gen->p, *v.dsd, at);
+  // A DSD variable streaming to the host names the firmware's FIFO itself (its register is never
+  // loaded: assignments to such a variable are refused, statements.cpp).
+  if (v.k == Value::K::DSR_VAR && v.global && v.dsd && resolve_fabric(*ctx.gen->p, *v.dsd).kind == "d2h_fifo")
+    return dsd_template(*ctx.gen->p, *v.dsd, at);
   if (v.k == Value::K::DSR_VAR) return v.s;
   fail(at, "expected a DSD, found " + (v.type ? v.type->str() : v.str()));
 }
@@ -106,6 +110,15 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
   };
   std::vector<std::string> ops;
   std::vector<std::pair<size_t, Value>> comptime_dsds;
+  int fabout_queue = -1, fabin_queue = -1;  // the fabric operands' queues (the implied microthread)
+  bool to_host_fifo = false;                // a fabout to the host: wsemu's firmware FIFO, no queue
+  auto note_queue = [&](const Value& v) {
+    if (!v.dsd || (v.dsd->kind != "fabin_dsd" && v.dsd->kind != "fabout_dsd" && v.dsd->kind != "d2h_fifo")) return;
+    const DsdValue r = resolve_fabric(*ctx.gen->p, *v.dsd);  // a d2h_fifo comes back as it is
+    if (r.kind == "fabout_dsd" || r.kind == "d2h_fifo") fabout_queue = int(r.queue);
+    if (r.kind == "d2h_fifo") to_host_fifo = true;
+    if (r.kind == "fabin_dsd" && fabin_queue < 0) fabin_queue = int(r.queue);
+  };
   // A scalar destination `&x` (`@fadds(&sum, sum, dsd)`): the op runs into a register holding x,
   // which a source naming x shares, so that it accumulates over the elements (the ISA's register
   // reduction); x is stored back after the op.
@@ -146,6 +159,7 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     }
     if (v.k == Value::K::DSR_VAR) {
       ops.push_back(dsd_operand(v, operands[i]->span, ctx));
+      note_queue(v);
       continue;
     }
     if (i == 0 && v.k != Value::K::GLOBAL) fail(operands[i]->span, "the destination of @" + n + " must be a DSD");
@@ -178,7 +192,6 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     if (mem_len >= 0 && len != mem_len) mem_agree = false;
     mem_len = len;
   }
-  int fabout_queue = -1, fabin_queue = -1;  // the fabric operands' queues (the implied microthread)
   int64_t d2h_extent = 1;                    // the extent of a MEMCPYD2H_1 destination
   for (auto& [i, v] : comptime_dsds) {
     const bool fabric = v.dsd->kind == "fabin_dsd" || v.dsd->kind == "fabout_dsd";
@@ -212,11 +225,7 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
       ops[i] = t;
     }
     if (i == 0 && ops[0] == "memcpy_d2h_fifo" && !v.dsd->extents.empty()) d2h_extent = v.dsd->extents[0];
-    if (v.dsd->kind == "fabin_dsd" || v.dsd->kind == "fabout_dsd") {
-      const DsdValue r = resolve_fabric(*ctx.gen->p, *v.dsd);
-      if (r.kind == "fabout_dsd") fabout_queue = int(r.queue);
-      if (r.kind == "fabin_dsd" && fabin_queue < 0) fabin_queue = int(r.queue);
-    }
+    note_queue(v);
   }
   if (index_expr && std::none_of(comptime_dsds.begin(), comptime_dsds.end(), [](const auto& d) { return d.second.dsd->index_offset; }))
     fail(index_expr->span, ".index of @" + n + " needs a DSD operand made with .wavelet_index_offset = true");
@@ -241,9 +250,11 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     }
     if (!is_async && !suffix.empty()) fail(options->span, ".activate, .unblock and .ut_id need .async = true");
     // wse3: an async op without a .ut_id runs on its fabric operand's queue's microthread, as
-    // the SDK documents (topic-15), not on microthread 0 (the memcpy firmware's).
+    // the SDK documents (topic-15), not on microthread 0 (the memcpy firmware's). So does one
+    // into the host stream on wse2: its fabout's queue names the microthread, but the firmware
+    // FIFO standing in for it has none, so the op says which (pipeline-03's edge forwarder).
     const int implied = fabout_queue >= 0 ? fabout_queue : fabin_queue;
-    if (is_async && ctx.gen->p->arch == "wse3" && implied >= 0 && suffix.find("ut=") == std::string::npos)
+    if (is_async && (ctx.gen->p->arch == "wse3" || to_host_fifo) && implied >= 0 && suffix.find("ut=") == std::string::npos)
       suffix = ", ut=" + std::to_string(implied) + suffix;
   }
   // A completion action and a microthread given when one of the DSRs was loaded (@load_to_dsr

@@ -203,5 +203,66 @@ done:
   EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "flag"), 1)[0], 1u);
 }
 
+TEST(AsyncOps, FifoToFifoForwardsWithoutEnd) {
+  // wse2: 5 wavelets from the fabric into FIFO a (length 5), a forwarder from a to b with no
+  // length of its own (every operand a FIFO: it runs without end), and b into memory (length 5).
+  auto p = assemble(R"(
+.arch wse2
+.data
+abuf:   .u32 [2]
+bbuf:   .u32 [2]
+got:    .u32 [5]
+flag:   .u32 [1]
+.dsd    inq = fabin(1, 0, 5)
+.dsd    a = fifo(abuf, 2)
+.dsd    b = fifo(bbuf, 2)
+.dsd    gotd = mem1d(got, 5)
+.code
+.task start, local, 10
+.task done, local, 11
+start:
+  mov32.async a, inq
+  mov32.async b, a, ut=4
+  mov32.async gotd, b, ut=5, activate=11
+  exit
+done:
+  li r1, 1
+  st32 [flag], r1
+  exit
+)");
+  Wafer w(emu::arch_profile("wse2"), 1, 1);
+  start_pe(w, p, {{1, "W", "R"}});
+  uint32_t pushed = 0;
+  for (int i = 0; i < 100 && pushed < 5; ++i) {
+    if (w.push_edge(0, 0, Direction::WEST, data_wavelet(1, 20 + pushed))) ++pushed;
+    w.step();
+  }
+  const emu::RunResult r = w.run(100000);
+  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "got"), 5), (std::vector<uint32_t>{20, 21, 22, 23, 24}));
+  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "flag"), 1)[0], 1u);
+  EXPECT_TRUE(w.core_view(0, 0).microthread_busy[4]) << "the forwarder waits for more: " << r.to_string();
+}
+
+TEST(AsyncOps, SynchronousFifoToFifoIsAKernelError) {
+  auto p = assemble(R"(
+.arch wse2
+.data
+abuf:   .u32 [2]
+bbuf:   .u32 [2]
+.dsd    a = fifo(abuf, 2)
+.dsd    b = fifo(bbuf, 2)
+.code
+.task start, local, 10, activated
+start:
+  mov32 b, a
+  exit
+)");
+  Wafer w(emu::arch_profile("wse2"), 1, 1);
+  start_pe(w, p, {});
+  const emu::RunResult r = w.run(1000);
+  ASSERT_EQ(r.status, emu::RunResult::Status::FAULT) << r.to_string();
+  EXPECT_NE(r.to_string().find("FIFO to FIFO runs without end only with .async"), std::string::npos) << r.to_string();
+}
+
 }  // namespace
 }  // namespace wsemu::testing
