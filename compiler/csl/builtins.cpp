@@ -78,6 +78,19 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
       if (!(v.i >= 0 || t->is_signed)) fail(e.span, "@as cannot convert " + std::to_string(v.i) + " to " + t->str());
     }
     if (t->kind == TK::INT && v.k == K::BOOL) return make_int(v.i, t);
+    if (t->kind == TK::ENUM && v.k == K::INT) {
+      // An integer as an enum's member (sdklayout-02's `switch (@as(mode, select))`).
+      for (size_t i = 0; i < t->field_names.size(); ++i)
+        if (t->enum_values[i] == v.i) {
+          Value m;
+          m.k = K::ENUM;
+          m.i = v.i;
+          m.s = t->field_names[i];
+          m.type = t;
+          return m;
+        }
+      fail(e.span, "@as: " + std::to_string(v.i) + " is no member of " + t->str());
+    }
     return coerce(v, t, e.span, ctx);
   }
   if (n == "import_module") {
@@ -276,6 +289,8 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     else if (x.k == K::GLOBAL && x.global->init.k == K::POINTER) g = x.global->init.global;
     if (!g) fail(e.args[0]->span, "@export_symbol needs a pointer to a global array (e.g. 'const y_ptr: [*]f32 = &y;') or a function");
     if (name.empty()) fail(e.span, "@export_symbol of data needs the host name: @export_symbol(y_ptr, \"y\")");
+    // (an `export var` exported again under its own name, as histogram-torus does, is one export)
+    if (p.export_vars.count(name) && g->asm_name == name) return none;
     if (p.exported_symbols.count(name)) fail(e.span, "'" + name + "' is exported twice");
     for (const GlobalVar* other : p.globals)
       if (other != g && other->asm_name == name) fail(e.span, "the export name '" + name + "' is already used");

@@ -112,6 +112,7 @@ struct Program {
   // Data exported by a standard library module (<debug>'s trace buffers): the host may read it
   // without an @export_name in the layout, as the SDK's debug_util does.
   std::set<std::string> library_exports;
+  std::set<std::string> export_vars;  // `export var` globals: host-readable by name like library_exports
   int label_counter = 0;
   // Data may lie above 32 KiB, out of reach of a mem operand's 16-bit offset: addresses then go
   // through a register (`li` + the access), decided from the data size before code generation.

@@ -346,6 +346,17 @@ GlobalVar* Compiler::global_var(ModuleInstance* mod, const Stmt& d) {
   const bool root = mod->program && mod->id == 0;
   (void)root;
   g->asm_name = (mod->is_lib ? "lib" : "m") + std::to_string(mod->id) + "_" + d.name;
+  if (d.is_export && g->type->kind != TK::DSD) {
+    // `export var`: visible under its own name, as CSL's ELF symbols are, so that the host reads
+    // it with read_symbol (the SDK's SdkLayout tutorials export no other way).
+    Program& p = *mod->program;
+    if (p.exported_symbols.count(d.name)) fail(d.span, "'" + d.name + "' is exported twice");
+    g->asm_name = d.name;
+    p.exported_symbols[d.name] = d.name;
+    p.exported_symbol_types[d.name] = g->type->kind == TK::ARRAY ? g->type->elem : g->type;
+    p.exported_symbol_counts[d.name] = g->type->kind == TK::ARRAY ? g->type->element_count() : 1;
+    p.export_vars.insert(d.name);
+  }
   if (g->type->kind == TK::DSD) {
     if (init.k != Value::K::DSD) fail(d.span, "a DSD var needs an initial value from @get_dsd");
     g->dsd = init.dsd;

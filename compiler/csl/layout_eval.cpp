@@ -362,14 +362,20 @@ void Compiler::finish_executable(Executable& exe) {
       exe.symbols.push_back(s);
     }
   }
-  // Library data (<debug> trace buffers) that every PE of the kernel holds: host-readable under
-  // its own name unless the layout exports that name itself.
-  std::set<std::string> library_names;
-  for (const auto& p : programs) library_names.insert(p->library_exports.begin(), p->library_exports.end());
+  // Library data (<debug> trace buffers) that every PE of the kernel holds, and `export var`s
+  // (read_symbol reads one on a PE whose program holds it: SdkLayout's regions each have their
+  // own): host-readable under their own names unless the layout exports that name itself.
+  std::set<std::string> library_names, export_vars;
+  for (const auto& p : programs) {
+    library_names.insert(p->library_exports.begin(), p->library_exports.end());
+    export_vars.insert(p->export_vars.begin(), p->export_vars.end());
+  }
+  library_names.insert(export_vars.begin(), export_vars.end());
   for (const std::string& name : library_names) {
     bool listed = false;
     for (const HostExport& h : host_exports) listed = listed || h.name == name;
     if (listed) continue;
+    const bool on_some_pes = export_vars.count(name) > 0;
     uint32_t min_count = UINT32_MAX;
     isa::ElemType type = isa::ElemType::U32;
     for (int y = 0; y < rect_h && min_count > 0; ++y)
@@ -377,8 +383,12 @@ void Compiler::finish_executable(Executable& exe) {
         const PeConfig* pc = exe.pe_config_at(uint32_t(opt.offset_x + x), uint32_t(opt.offset_y + y));
         const isa::ObjectImage* img = pc && pc->program >= 0 ? &exe.programs[size_t(pc->program)].object : nullptr;
         const isa::Symbol* sym = img ? img->find_symbol(name) : nullptr;
-        if (!sym || !sym->exported) min_count = 0;
-        else { type = sym->type; min_count = std::min(min_count, sym->count); }
+        if (!sym || !sym->exported) {
+          if (!on_some_pes) min_count = 0;
+        } else {
+          type = sym->type;
+          min_count = std::min(min_count, sym->count);
+        }
       }
     if (min_count == 0 || min_count == UINT32_MAX) continue;
     HostSymbol s;

@@ -199,7 +199,8 @@ TEST(CslWrap16, SumsProductsAndShiftsWrapToTheirType) {
       uint32_t(int16_t(c + d) > 0),
       uint32_t(int16_t(1) << 11),
       uint32_t(int32_t(int16_t(c >> (b >> 4)))),
-      uint32_t(int32_t(int16_t((d - 3) * (1 << (b >> 4)))))};
+      uint32_t(int32_t(int16_t((d - 3) * (1 << (b >> 4))))),
+      20};  // chosen = 3 is mode.second
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
     SdkRuntime rt(executable_of(compile_program("wrap16", {}, arch)));

@@ -25,8 +25,10 @@ def test_constructor_errors(kernels, tmp_path):
     wsemu.SdkRuntime(bindir, cmaddr="")  # single-tile-matvec's run.py defaults --cmaddr to ""
     with pytest.raises(FileNotFoundError, match="out.wsx"):
         wsemu.SdkRuntime(str(tmp_path / "missing"))
-    with pytest.raises(TypeError, match="memcpy_required"):
-        wsemu.SdkRuntime(bindir, memcpy_required=False)
+    with pytest.raises(TypeError, match="no_such_option"):
+        wsemu.SdkRuntime(bindir, no_such_option=False)
+    with pytest.raises(TypeError, match="get_platform"):
+        wsemu.SdkRuntime(bindir, "wse2")  # SdkLayout's second argument is a platform
     with pytest.raises(UsageError, match="simfab_numthreads"):
         wsemu.SdkRuntime(bindir, simfab_numthreads=0)
     with pytest.raises(UsageError, match="msg_level"):

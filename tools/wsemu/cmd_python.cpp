@@ -85,6 +85,7 @@ int run_python(const PythonArgs& a, const std::vector<std::string>& rest) {
   if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
   ::setenv("PYTHONPATH", path.c_str(), 1);
   ::setenv("WSEMU_PYTHON_CLI", "1", 1);
+  ::setenv("WSEMU_EXE", (bin / "wsemu").c_str(), 1);  // SdkLayout.compile runs `wsemu cslc`
   ::setenv("WSEMU_REPORT", "1", 1);
   set_env("WSEMU_STATS", a.stats);
   set_env("WSEMU_TRACE", a.trace.path);

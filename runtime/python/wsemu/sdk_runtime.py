@@ -76,7 +76,7 @@ _live_runtimes = weakref.WeakSet()
 _runtimes_by_dir = {}  # bindir -> the latest SdkRuntime on it (for cerebras.sdk.debug)
 
 _ACCEPTED_KWARGS = ("cmaddr", "suppress_simfab_trace", "simfab_numthreads", "msg_level", "threads",
-                    "max_cycles", "backdoor", "channels", "profile", "trace", "stats")
+                    "max_cycles", "backdoor", "channels", "profile", "trace", "stats", "memcpy_required")
 _MSG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -130,7 +130,13 @@ class SdkRuntime:
     overrides), ``trace`` (record a .wstrace), ``stats`` (write the stats JSON at stop()).
     """
 
-    def __init__(self, bindir, **kwargs):
+    def __init__(self, bindir, platform=None, **kwargs):
+        # SdkRuntime(compile_artifacts, platform, memcpy_required=False) of the SdkLayout API: the
+        # artifacts are the compile's output folder, the platform says only the arch, which the
+        # executable already holds; memcpy_required is what the layout compiled for.
+        if platform is not None and not hasattr(platform, "target"):
+            raise TypeError(f"SdkRuntime: the second argument must be a platform from get_platform(), "
+                            f"not {type(platform).__name__}")
         unknown = sorted(set(kwargs) - set(_ACCEPTED_KWARGS))
         if unknown:
             raise TypeError(f"SdkRuntime() got unexpected keyword argument(s) {', '.join(unknown)}; "
@@ -303,7 +309,8 @@ class SdkRuntime:
         ``dtype``: how to view the elements (default: the symbol's own type)."""
         name = self._symbol_name("read_symbol", symbol)
         px, py = self._ints("read_symbol", px, py)
-        words = self._call(self._session.read_symbol, px, py, name)
+        # After stop() too, as the SDK's SdkLayout tutorials read their results.
+        words = self._session.read_symbol(px, py, name) if self._stopped else self._call(self._session.read_symbol, px, py, name)
         return _view_words(words, np.dtype(dtype) if dtype is not None else _symbol_dtype(self._symbols[name]),
                            "read_symbol")
 

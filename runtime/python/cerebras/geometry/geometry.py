@@ -1,0 +1,5 @@
+"""The SDK's `cerebras.geometry.geometry` names, served by wsemu."""
+
+from wsemu.sdk_layout import IntVector  # noqa: F401
+
+__all__ = ["IntVector"]

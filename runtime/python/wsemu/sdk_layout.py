@@ -1,0 +1,437 @@
+"""The SDK's Python layout API (``SdkLayout``), written for wsemu from the way the SDK's
+sdklayout tutorials call it: code regions of PEs running one CSL file, their params and
+colors, routes painted on single PEs, ports on a region's edge joined by ``connect``, and
+``compile``, which writes a CSL layout file of these and compiles it with ``wsemu cslc``.
+
+    platform = get_platform(cmaddr, SimfabConfig(), SdkTarget.WSE3)
+    layout = SdkLayout(platform)
+    code = layout.create_code_region("./pe.csl", "name", width, height)
+    code.set_param_all("size", 10)              # every PE of the region; set_param(IntVector, ...) one
+    c = code.color("c")                         # or Color("c"): a color by name
+    code.set_param_all(c)                       # the param named after the color
+    code.paint(IntVector(0, 0), c, [RoutingPosition().set_input([Route.RAMP]).set_output([Route.EAST])])
+    port = code.create_output_port(c, Edge.RIGHT, [RoutingPosition().set_input([Route.RAMP])], size)
+    code.place(x, y)                            # else regions go left to right, one PE apart
+    layout.connect(out_port, in_port)
+    artifacts = layout.compile(out_prefix="out")
+    runtime = SdkRuntime(artifacts, platform, memcpy_required=False)
+
+Colors are names until ``compile``: it gives each a color id (0, 1, ... in order of first use),
+the two ends of a connection the same one, and routes a connection over the fabric from the
+output port's edge to the input port's, along x first and then y (or y first where that path
+would cross itself), through any PE on the way (routers only). Coordinates are the region's own
+(``set_param``, ``paint``) or the fabric's (``place``, ``read_symbol``). Not written yet: host
+streams (``create_input_stream``, ``create_output_stream``), ports of regions wider than one PE
+at the port's edge, switch positions (more than one ``RoutingPosition`` at a PE): each is a
+``NotImplementedError`` naming it.
+"""
+
+import enum
+import os
+import shutil
+import subprocess
+
+from wsemu.errors import NoHardwareError, UsageError
+
+
+class SdkTarget(enum.Enum):
+    WSE2 = "wse2"
+    WSE3 = "wse3"
+
+
+class SimfabConfig:
+    """The simulator's options; wsemu takes ``dump_core`` and ``num_threads`` and ignores the rest
+    (its runs are deterministic and need no simulator settings)."""
+
+    def __init__(self, dump_core=False, num_threads=None, **others):
+        self.dump_core = bool(dump_core)
+        self.num_threads = num_threads
+        self.others = others
+
+
+class Platform:
+    def __init__(self, config, target):
+        self.config = config
+        self.target = target
+
+    @property
+    def arch(self):
+        return self.target.value
+
+
+def get_platform(cmaddr, config, target):
+    if cmaddr:
+        raise NoHardwareError(f"get_platform: cmaddr={cmaddr!r} names a real CS system; wsemu runs the program on "
+                              f"its virtual wafer (leave cmaddr out)")
+    if not isinstance(target, SdkTarget):
+        raise UsageError(f"get_platform: the target must be SdkTarget.WSE2 or SdkTarget.WSE3, not {target!r}")
+    return Platform(config if config is not None else SimfabConfig(), target)
+
+
+class Route(enum.Enum):
+    RAMP = "RAMP"
+    EAST = "EAST"
+    WEST = "WEST"
+    NORTH = "NORTH"
+    SOUTH = "SOUTH"
+
+
+class Edge(enum.Enum):
+    LEFT = "LEFT"
+    RIGHT = "RIGHT"
+    TOP = "TOP"
+    BOTTOM = "BOTTOM"
+
+
+_STEP = {Route.EAST: (1, 0), Route.WEST: (-1, 0), Route.NORTH: (0, -1), Route.SOUTH: (0, 1)}
+_OPPOSITE = {Route.EAST: Route.WEST, Route.WEST: Route.EAST, Route.NORTH: Route.SOUTH, Route.SOUTH: Route.NORTH}
+_EDGE_SIDE = {Edge.LEFT: Route.WEST, Edge.RIGHT: Route.EAST, Edge.TOP: Route.NORTH, Edge.BOTTOM: Route.SOUTH}
+
+
+class RoutingPosition:
+    """One route of a color at a PE: where wavelets come from (input) and go to (output)."""
+
+    def __init__(self):
+        self.inputs = []
+        self.outputs = []
+
+    def set_input(self, routes):
+        self.inputs = _routes(routes, "set_input")
+        return self
+
+    def set_output(self, routes):
+        self.outputs = _routes(routes, "set_output")
+        return self
+
+
+def _routes(routes, call):
+    routes = list(routes)
+    for r in routes:
+        if not isinstance(r, Route):
+            raise UsageError(f"RoutingPosition.{call}: {r!r} is not a Route (RAMP, EAST, WEST, NORTH, SOUTH)")
+    return routes
+
+
+class Color:
+    """A color by name; ``SdkLayout.compile`` gives it its id."""
+
+    def __init__(self, name):
+        if not isinstance(name, str) or not name.isidentifier():
+            raise UsageError(f"Color: the name must be an identifier (it names the param it sets), not {name!r}")
+        self.name = name
+
+    def __repr__(self):
+        return f"Color({self.name!r})"
+
+
+class IntVector:
+    def __init__(self, x, y):
+        self.x = int(x)
+        self.y = int(y)
+
+    def __iter__(self):
+        return iter((self.x, self.y))
+
+    def __repr__(self):
+        return f"IntVector({self.x}, {self.y})"
+
+
+class Port:
+    def __init__(self, region, color, edge, routes, size, is_input):
+        self.region = region
+        self.color = color
+        self.edge = edge
+        self.routes = routes
+        self.size = size
+        self.is_input = is_input
+        self.connected = False
+
+
+class CodeRegion:
+    def __init__(self, layout, path, name, width, height):
+        self.layout = layout
+        self.path = path
+        self.name = name
+        self.width = width
+        self.height = height
+        self.origin = None           # its place on the fabric
+        self.params = {}             # (x, y) -> {name: value}
+        self.paints = []             # ((x, y), color, RoutingPosition)
+
+    def _coords(self, call, where):
+        x, y = (where.x, where.y) if isinstance(where, IntVector) else tuple(int(v) for v in where)
+        if not (0 <= x < self.width and 0 <= y < self.height):
+            raise UsageError(f"{call}: ({x}, {y}) is outside region '{self.name}' ({self.width} x {self.height})")
+        return x, y
+
+    def _all(self):
+        return [(x, y) for y in range(self.height) for x in range(self.width)]
+
+    def color(self, name):
+        return Color(name)
+
+    def set_param(self, where, name_or_color, value=None):
+        self._set([self._coords("set_param", where)], "set_param", name_or_color, value)
+
+    def set_param_all(self, name_or_color, value=None):
+        self._set(self._all(), "set_param_all", name_or_color, value)
+
+    def _set(self, pes, call, name_or_color, value):
+        if isinstance(name_or_color, Color):
+            name, value = name_or_color.name, name_or_color
+        elif isinstance(name_or_color, str) and value is not None:
+            name = name_or_color
+        else:
+            raise UsageError(f"{call}: give a param name and its value, or a Color (the param of its name)")
+        for pe in pes:
+            self.params.setdefault(pe, {})[name] = value
+
+    def paint(self, where, color, positions):
+        self._paint(self._coords("paint", where), color, positions, "paint")
+
+    def paint_all(self, color, positions):
+        for pe in self._all():
+            self._paint(pe, color, positions, "paint_all")
+
+    def _paint(self, pe, color, positions, call):
+        positions = list(positions)
+        if not isinstance(color, Color):
+            raise UsageError(f"{call}: {color!r} is not a Color")
+        if len(positions) != 1:
+            raise NotImplementedError(f"{call}: {len(positions)} routing positions at a PE (switch positions) are not "
+                                      f"written in wsemu's SdkLayout yet; paint one")
+        self.paints.append((pe, color, positions[0]))
+
+    def create_input_port(self, color, edge, positions, size, *rest):
+        return self._port(color, edge, positions, size, True)
+
+    def create_output_port(self, color, edge, positions, size, *rest):
+        return self._port(color, edge, positions, size, False)
+
+    def _port(self, color, edge, positions, size, is_input):
+        call = "create_input_port" if is_input else "create_output_port"
+        if not isinstance(color, Color) or not isinstance(edge, Edge):
+            raise UsageError(f"{call}: needs a Color and an Edge")
+        across = self.height if edge in (Edge.LEFT, Edge.RIGHT) else self.width
+        if across != 1:
+            raise NotImplementedError(f"{call}: a port on an edge of {across} PEs (region '{self.name}') is not written "
+                                      f"in wsemu's SdkLayout yet; ports of one PE are")
+        return Port(self, color, edge, list(positions), int(size), is_input)
+
+    def place(self, x, y):
+        self.origin = (int(x), int(y))
+
+    def _port_pe(self, port):
+        ox, oy = self.origin
+        if port.edge == Edge.RIGHT:
+            return ox + self.width - 1, oy
+        if port.edge == Edge.LEFT:
+            return ox, oy
+        if port.edge == Edge.TOP:
+            return ox, oy
+        return ox, oy + self.height - 1
+
+
+class SdkLayout:
+    def __init__(self, platform):
+        if not isinstance(platform, Platform):
+            raise UsageError("SdkLayout: needs the platform of get_platform()")
+        self.platform = platform
+        self.regions = []
+        self.connections = []
+
+    def create_code_region(self, path, name, width, height):
+        if any(r.name == name for r in self.regions):
+            raise UsageError(f"create_code_region: a region named '{name}' exists")
+        if int(width) < 1 or int(height) < 1:
+            raise UsageError(f"create_code_region: region '{name}' must be at least 1 x 1, not {width} x {height}")
+        region = CodeRegion(self, os.path.abspath(path), name, int(width), int(height))
+        self.regions.append(region)
+        return region
+
+    def connect(self, out_port, in_port):
+        if not isinstance(out_port, Port) or not isinstance(in_port, Port) or out_port.is_input or not in_port.is_input:
+            raise UsageError("connect: needs an output port and then an input port")
+        self.connections.append((out_port, in_port))
+
+    def create_input_stream(self, port, *rest):
+        raise NotImplementedError("create_input_stream: host streams are not written in wsemu's SdkLayout yet")
+
+    def create_output_stream(self, port, *rest):
+        raise NotImplementedError("create_output_stream: host streams are not written in wsemu's SdkLayout yet")
+
+    def compile(self, out_prefix="out"):
+        self._place()
+        ids = self._color_ids()
+        routes = {}  # (x, y, color id) -> (rx, tx)
+
+        def add(x, y, cid, rx, tx, what):
+            key = (x, y, cid)
+            if key in routes and routes[key] != (rx, tx):
+                raise UsageError(f"compile: color {cid} gets two routes at PE ({x}, {y}) ({what})")
+            routes[key] = (rx, tx)
+
+        for region in self.regions:
+            ox, oy = region.origin
+            for (x, y), color, pos in region.paints:
+                add(ox + x, oy + y, ids[id(color)], pos.inputs, pos.outputs, f"painted in region '{region.name}'")
+        for out_port, in_port in self.connections:
+            cid = ids[id(out_port.color)]
+            for (x, y), rx, tx in self._path(out_port, in_port):
+                add(x, y, cid, rx, tx, f"the connection from '{out_port.region.name}' to '{in_port.region.name}'")
+        width = max([r.origin[0] + r.width for r in self.regions] + [x + 1 for x, _, _ in routes])
+        height = max([r.origin[1] + r.height for r in self.regions] + [y + 1 for _, y, _ in routes])
+        out_dir = os.path.abspath(out_prefix)
+        os.makedirs(out_dir, exist_ok=True)
+        layout_path = os.path.join(out_dir, "sdklayout.csl")
+        with open(layout_path, "w", encoding="utf-8") as f:
+            f.write(self._layout_text(width, height, ids, routes))
+        r = subprocess.run([_wsemu_binary(), "cslc", layout_path, f"--arch={self.platform.arch}", "-o", out_dir],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise UsageError(f"SdkLayout.compile: wsemu cslc failed on {layout_path}:\n{r.stderr.strip()}")
+        return out_dir
+
+    def _place(self):
+        # Explicit places first; the others left to right after them, one PE apart, at row 0.
+        x = max([r.origin[0] + r.width + 1 for r in self.regions if r.origin is not None] + [0])
+        for r in self.regions:
+            if r.origin is None:
+                r.origin = (x, 0)
+                x += r.width + 1
+        taken = {}
+        for r in self.regions:
+            if r.origin[0] < 0 or r.origin[1] < 0:
+                raise UsageError(f"compile: region '{r.name}' is placed at {r.origin}, off the fabric")
+            for dx in range(r.width):
+                for dy in range(r.height):
+                    pe = (r.origin[0] + dx, r.origin[1] + dy)
+                    if pe in taken:
+                        raise UsageError(f"compile: regions '{taken[pe]}' and '{r.name}' overlap at PE {pe}")
+                    taken[pe] = r.name
+
+    def _color_ids(self):
+        # One id per color, the two ends of a connection sharing theirs (union by connect).
+        parent = {}
+
+        def find(c):
+            parent.setdefault(id(c), id(c))
+            while parent[id(c)] != id(c):
+                c = _colors[parent[id(c)]]
+            return id(c)
+
+        _colors = {}
+        order = []
+        for region in self.regions:
+            for pe in sorted(region.params):
+                for value in region.params[pe].values():
+                    if isinstance(value, Color):
+                        order.append(value)
+            for _, color, _ in region.paints:
+                order.append(color)
+        for a, b in self.connections:
+            order += [a.color, b.color]
+        for c in order:
+            _colors[id(c)] = c
+        for a, b in self.connections:
+            ra, rb = find(a.color), find(b.color)
+            if ra != rb:
+                parent[rb] = ra
+        ids, next_id = {}, 0
+        for c in order:
+            root = find(c)
+            if root not in ids:
+                if next_id > 20:
+                    raise UsageError("compile: more than 21 colors (0..20; wsemu's memcpy firmware reserves 21..23)")
+                ids[root] = next_id
+                next_id += 1
+            ids[id(c)] = ids[root]
+        return ids
+
+    def _path(self, out_port, in_port):
+        """The route configs of a connection: out of the output port's edge, along x then y (or y
+        then x), into the input port's PE through its edge."""
+        sx, sy = out_port.region._port_pe(out_port)
+        dx, dy = in_port.region._port_pe(in_port)
+        leave, enter = _EDGE_SIDE[out_port.edge], _EDGE_SIDE[in_port.edge]
+        a = (sx + _STEP[leave][0], sy + _STEP[leave][1])
+        b = (dx + _STEP[enter][0], dy + _STEP[enter][1])
+        for x_first in (True, False):
+            cells = [(sx, sy), a]
+            cur = a
+            for axis in ((0, 1) if x_first else (1, 0)):
+                while cur[axis] != b[axis]:
+                    step = 1 if b[axis] > cur[axis] else -1
+                    cur = (cur[0] + step, cur[1]) if axis == 0 else (cur[0], cur[1] + step)
+                    cells.append(cur)
+            cells.append((dx, dy))
+            if len(set(cells)) == len(cells) and min(min(c) for c in cells) >= 0:
+                break
+        else:
+            raise UsageError(f"compile: no path from '{out_port.region.name}' ({out_port.edge.name} edge) to "
+                             f"'{in_port.region.name}' ({in_port.edge.name} edge) that does not cross itself")
+        out = []
+        for i, cell in enumerate(cells):
+            if i == 0:
+                rx, tx = [Route.RAMP], [_direction(cell, cells[1])]
+            elif i == len(cells) - 1:
+                rx, tx = [_direction(cell, cells[i - 1])], [Route.RAMP]
+            else:
+                rx, tx = [_direction(cell, cells[i - 1])], [_direction(cell, cells[i + 1])]
+            out.append((cell, rx, tx))
+        return out
+
+    def _layout_text(self, width, height, ids, routes):
+        lines = ["// Generated by wsemu's SdkLayout (runtime/python/wsemu/sdk_layout.py); do not edit.", "layout {",
+                 f"  @set_rectangle({width}, {height});"]
+        for region in self.regions:
+            ox, oy = region.origin
+            for x, y in region._all():
+                params = region.params.get((x, y), {})
+                fields = ", ".join(f".{k} = {_csl_value(v, ids)}" for k, v in params.items())
+                lines.append(f'  @set_tile_code({ox + x}, {oy + y}, "{region.path}", .{{ {fields} }});')
+        for (x, y, cid), (rx, tx) in sorted(routes.items()):
+            rx_text = ", ".join(r.value for r in rx)
+            tx_text = ", ".join(r.value for r in tx)
+            lines.append(f"  @set_color_config({x}, {y}, @get_color({cid}), "
+                         f".{{ .routes = .{{ .rx = .{{ {rx_text} }}, .tx = .{{ {tx_text} }} }} }});")
+        lines.append("}")
+        return "\n".join(lines) + "\n"
+
+
+def _direction(cell, other):
+    step = (other[0] - cell[0], other[1] - cell[1])
+    for route, s in _STEP.items():
+        if s == step:
+            return route
+    raise AssertionError(f"{cell} and {other} are not neighbours")
+
+
+def _csl_value(value, ids):
+    if isinstance(value, Color):
+        return f"@get_color({ids[id(value)]})"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if hasattr(value, "item"):
+        value = value.item()  # a numpy scalar
+    if isinstance(value, (int, float)):
+        return repr(value)
+    raise UsageError(f"set_param: {value!r} is not a number, a bool or a Color")
+
+
+def _wsemu_binary():
+    """`wsemu python` says where its binary is; else the one next to this package (build or
+    install tree), else the PATH's."""
+    exe = os.environ.get("WSEMU_EXE")
+    if exe:
+        return exe
+    here = os.path.dirname(os.path.abspath(__file__))
+    for rel in ("../../bin/wsemu", "../../../../bin/wsemu"):
+        candidate = os.path.normpath(os.path.join(here, rel))
+        if os.path.isfile(candidate):
+            return candidate
+    found = shutil.which("wsemu")
+    if not found:
+        raise UsageError("SdkLayout.compile: cannot find the wsemu binary (run under `wsemu python`, or put wsemu "
+                         "on PATH)")
+    return found

@@ -1,0 +1,98 @@
+"""The SdkLayout API (runtime/python/wsemu/sdk_layout.py) with programs of our own
+(tests/python/kernels/sdk_layout): a sender and a receiver joined by painted routes, then by
+ports and `connect` across the fabric; read_symbol after stop(). The reference is the sender's
+base + i * i, worked out here; bad layouts are usage errors."""
+
+import os
+
+import numpy as np
+import pytest
+
+from conftest import SOURCE_DIR
+
+KERNELS = os.path.join(SOURCE_DIR, "tests/python/kernels/sdk_layout")
+
+
+def setup(arch):
+    from cerebras.sdk.runtime.sdkruntimepybind import SdkLayout, SdkTarget, SimfabConfig, get_platform
+
+    platform = get_platform(None, SimfabConfig(dump_core=True), SdkTarget.WSE3 if arch == "wse3" else SdkTarget.WSE2)
+    return platform, SdkLayout(platform)
+
+
+def run(platform, artifacts):
+    from cerebras.sdk.runtime.sdkruntimepybind import SdkRuntime
+
+    runtime = SdkRuntime(artifacts, platform, memcpy_required=False)
+    runtime.load()
+    runtime.run()
+    runtime.stop()
+    return runtime
+
+
+def want(base):
+    return np.array([base + i * i for i in range(4)], np.uint16)
+
+
+@pytest.mark.parametrize("arch", ["wse2", "wse3"])
+def test_painted_routes_between_neighbours(tmp_path, arch):
+    from cerebras.geometry.geometry import IntVector
+    from cerebras.sdk.runtime.sdkruntimepybind import Color, Route, RoutingPosition
+
+    platform, layout = setup(arch)
+    tx = layout.create_code_region(os.path.join(KERNELS, "sender.csl"), "tx", 1, 1)
+    rx = layout.create_code_region(os.path.join(KERNELS, "receiver.csl"), "rx", 1, 1)
+    tx.place(0, 0)
+    rx.place(1, 0)
+    c = Color("c")
+    tx.set_param_all("base", 7)
+    tx.set_param_all(c)
+    rx.set_param_all(c)
+    rx.set_param(IntVector(0, 0), "extra", 99)
+    tx.paint(IntVector(0, 0), c, [RoutingPosition().set_input([Route.RAMP]).set_output([Route.EAST])])
+    rx.paint(IntVector(0, 0), c, [RoutingPosition().set_input([Route.WEST]).set_output([Route.RAMP])])
+    runtime = run(platform, layout.compile(out_prefix=str(tmp_path / "out")))
+    np.testing.assert_array_equal(runtime.read_symbol(1, 0, "got", dtype="uint16"), want(7))
+    assert list(runtime.read_symbol(1, 0, "mark", dtype="uint16")) == [99]
+
+
+@pytest.mark.parametrize("arch", ["wse2", "wse3"])
+def test_ports_connected_across_the_fabric(tmp_path, arch):
+    from cerebras.sdk.runtime.sdkruntimepybind import Color, Edge, Route, RoutingPosition
+
+    platform, layout = setup(arch)
+    tx = layout.create_code_region(os.path.join(KERNELS, "sender.csl"), "tx", 1, 1)
+    out_color = tx.color("c")
+    tx.set_param_all("base", 300)
+    tx.set_param_all(out_color)
+    out_port = tx.create_output_port(out_color, Edge.RIGHT, [RoutingPosition().set_input([Route.RAMP])], 4)
+    tx.place(1, 3)
+    rx = layout.create_code_region(os.path.join(KERNELS, "receiver.csl"), "rx", 1, 1)
+    in_color = Color("c")  # another name for the same wire: connect gives both ends one color
+    rx.set_param_all(in_color)
+    rx.set_param_all("extra", 5)
+    in_port = rx.create_input_port(in_color, Edge.BOTTOM, [RoutingPosition().set_output([Route.RAMP])], 4)
+    rx.place(5, 0)
+    layout.connect(out_port, in_port)
+    artifacts = layout.compile(out_prefix=str(tmp_path / "out"))
+    text = open(os.path.join(artifacts, "sdklayout.csl"), encoding="utf-8").read()
+    # out of (1, 3) east, along row 3 to x = 5, north to (5, 1), into (5, 0) from the south
+    assert "@set_color_config(5, 1, @get_color(0), .{ .routes = .{ .rx = .{ SOUTH }, .tx = .{ NORTH } } })" in text
+    runtime = run(platform, artifacts)
+    np.testing.assert_array_equal(runtime.read_symbol(5, 0, "got", dtype="uint16"), want(300))
+
+
+def test_bad_layouts_are_usage_errors(tmp_path):
+    from wsemu.errors import UsageError
+
+    platform, layout = setup("wse2")
+    a = layout.create_code_region(os.path.join(KERNELS, "sender.csl"), "a", 2, 2)
+    b = layout.create_code_region(os.path.join(KERNELS, "sender.csl"), "b", 1, 1)
+    a.place(0, 0)
+    b.place(1, 1)
+    with pytest.raises(UsageError, match="regions 'a' and 'b' overlap at PE \\(1, 1\\)"):
+        layout.compile(out_prefix=str(tmp_path / "out"))
+    with pytest.raises(UsageError, match="outside region 'b'"):
+        b.set_param((1, 0), "base", 1)
+    with pytest.raises(NotImplementedError, match="host streams"):
+        layout.create_input_stream(None)
