@@ -41,13 +41,14 @@ run_example() {
   # The first cs_python line only (a script may go on with more cslc and cs_python lines).
   py=$(tr '\n' ' ' < "$cmds" | sed 's/\\ */ /g' | grep -o 'cs_python [^;&|]*' | head -1 | sed 's/^cs_python //; s/ cs_python .*//; s/ cslc .*//')
   if [ -z "$py" ]; then echo "compiles; no cs_python line"; return; fi
-  (cd "$copy" && eval "\"$wsemu\" cslc --arch=$a -o ${name:-out} $args" >/dev/null 2>&1)
+  # An SdkLayout script (no cslc line) compiles its layout itself.
+  [ -z "$line" ] || (cd "$copy" && eval "\"$wsemu\" cslc --arch=$a -o ${name:-out} $args" >/dev/null 2>&1)
   output=$(cd "$copy" && eval "timeout 300 \"$wsemu\" python $py" 2>&1)
   status=$?
   if [ $status -eq 0 ] && echo "$output" | grep -q "SUCCESS"; then echo "SUCCESS"; return; fi
   # A host script with no verdict of its own (bandwidth-test prints figures only) cannot say SUCCESS.
   if [ $status -eq 0 ] && ! grep -rqs SUCCESS "$copy"/*.py; then echo "runs (exit 0; its run.py prints no verdict)"; return; fi
-  echo "compiles; run (exit $status): $(echo "$output" | grep -E 'Error|error' | tail -1 | sed 's/|/\\|/g' | cut -c1-150)"
+  echo "${line:+compiles; }run (exit $status): $(echo "$output" | grep -E 'Error|error' | tail -1 | sed 's/|/\\|/g' | cut -c1-150)"
 }
 
 for dir in "$root"/tutorials/* "$root"/benchmarks/*; do
@@ -60,7 +61,9 @@ for dir in "$root"/tutorials/* "$root"/benchmarks/*; do
     [ -f "$cmds" ] || cmds="$dir/commands.sh"
     line=$(tr '\n' ' ' 2>/dev/null < "$cmds" | sed 's/\\ */ /g' | grep -o 'cslc [^;&|]*' | head -1 | sed 's/ cs_python.*//')
     if [ -z "$line" ]; then
-      if grep -q "SdkLayout\|sdk_layout" "$dir"/*.py 2>/dev/null; then printf ' SdkLayout (Python API) |'; else printf ' no cslc line |'; fi
+      if ! grep -q "SdkLayout\|sdk_layout" "$dir"/*.py 2>/dev/null; then printf ' no cslc line |'
+      elif [ $run -eq 1 ] && [ -f "$cmds" ]; then printf ' %s |' "$(run_example "$dir" "$cmds" "" "$a")"
+      else printf ' SdkLayout (Python API) |'; fi
       continue
     fi
     args=$(echo "$line" | sed -E 's/^cslc //; s/--arch[= ][a-z0-9]+//; s/ -o[= ][^ ]+//')
