@@ -1,10 +1,10 @@
 // The DSD engine of PeCore: vector operations over descriptors, synchronous and asynchronous.
 //
-// Length: that of the first mem1d / mem4d / fabric operand. When that is the destination, a
-// longer source is read for its first `length` elements only and a shorter one is an error;
-// when the destination is a register, FIFO or circular buffer, the mem1d / mem4d / fabric
-// sources must all agree. A circular buffer or FIFO adapts (a circular buffer gives its ring
-// size only when no other operand gives a length). Element i of an operation reads each
+// Length: as the hardware takes it, the first source's (src0), else the second's (src1), else
+// the destination's, counting mem1d / mem4d / fabric operands only. Every other such operand
+// must have at least that many elements (a longer one is used for its first `length`; a
+// shorter one is a kernel error). A circular buffer or FIFO adapts (a circular buffer gives its
+// ring size only when no other operand gives a length). Element i of an operation reads each
 // source's element i (a register source is read anew for every element, so a register
 // destination that is also a source accumulates: a reduction), computes, and writes the
 // destination's element i. Memory-only synchronous operations run
@@ -255,26 +255,35 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
                .width = uint16_t(std::max(1, profile.simd_width(info.timing))), .stall = {}, .pc = main.pc,
                .async = insn.async};
   bool have_length = false;
-  bool dest_gives_length = false;
   int first_ring = -1;  // a circular buffer gives the length only when nothing else does
+  auto gives_length = [](const VectorOperand& v) {
+    return v.kind != Kind::REG && v.kind != Kind::FIFO && v.d.kind != DsdKind::CIRCBUF;
+  };
   for (int i = 0; i < info.num_operands; ++i) {
     VectorOperand& v = op.operands[i];
     v = resolve_operand(insn.operands[i], i == 0, uint8_t(isa::element_bits(info, i)));
     if (v.kind == Kind::FABIN || v.kind == Kind::FABOUT || v.kind == Kind::FIFO) op.streaming = true;
     if (v.kind == Kind::MEM && v.d.kind == DsdKind::CIRCBUF && first_ring < 0) first_ring = i;
-    if (v.kind == Kind::REG || v.kind == Kind::FIFO || v.d.kind == DsdKind::CIRCBUF) continue;
+  }
+  // The hardware's order (the SDK's allreduce library, pe.csl "Length of the vector
+  // instruction"): src0's length, else src1's, else the destination's. The SDK's cholesky relies
+  // on it: @fmacs(row, row, col, s) runs for the row it cut with @set_dsd_length, not for the
+  // column's full extent, whose tail lies past the tile.
+  for (int k = 1; k <= info.num_operands && !have_length; ++k) {
+    const VectorOperand& v = op.operands[k % info.num_operands];
+    if (!gives_length(v)) continue;
+    op.length = operand_length(v);
+    have_length = true;
+  }
+  // A longer operand is used for its first `length` elements. A shorter one the hardware would
+  // run past the end of; wsemu stops there.
+  for (int i = 0; i < info.num_operands && have_length; ++i) {
+    const VectorOperand& v = op.operands[i];
+    if (!gives_length(v)) continue;
     const uint32_t len = operand_length(v);
-    if (!have_length) {
-      op.length = len;
-      have_length = true;
-      dest_gives_length = i == 0;
-    } else if (dest_gives_length ? len < op.length : len != op.length) {
-      // A memory or fabric destination sets the count and a longer source is read only that far
-      // (the SDK's cholesky cuts its destination row with @set_dsd_length and keeps the source
-      // column's full extent). Without such a destination nothing says which source is meant.
+    if (len < op.length)
       kernel_error(fmt::format("{}: operand d{} has {} elements, the operation {}", info.mnemonic, v.index, len,
                                op.length));
-    }
   }
   if (!have_length && first_ring >= 0) {
     op.length = op.operands[first_ring].d.length;

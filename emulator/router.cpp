@@ -242,9 +242,14 @@ void take_input(RouterState& r, RampPort* core, ColorChannel& ch, int src, uint6
   if (!(r.off_fabric & (1u << src))) r.out_credits[src] |= 1u << sent_as;
 }
 
-// Pop mode: whether the copies of a control wavelet leave with command 0 popped.
-bool pops_command(PopMode mode, uint32_t payload) {
-  switch (mode) {
+// Pop mode: whether the copies of a control wavelet leave with command 0 popped. A SWITCH_ADV
+// that cannot move this router's switch (it has no positions, or sits on the last one without
+// ring mode) is never popped: the SDK's cholesky sends ADV, NOP from a PE whose router has no
+// switch, or is on its last position, for the next router east to advance.
+bool pops_command(const ColorRoute& route, uint32_t payload) {
+  const bool advance_moves = route.current + 1 < route.num_positions || (route.ring_mode && route.current != 0);
+  if (control_command(payload) == RouterCommand::SWITCH_ADV && !advance_moves) return false;
+  switch (route.pop_mode) {
     case PopMode::ALWAYS_POP: return true;
     case PopMode::NO_POP: return false;
     case PopMode::POP_ON_ADVANCE: return control_command(payload) == RouterCommand::SWITCH_ADV;
@@ -320,7 +325,7 @@ bool route_color(RouterState& r, RampPort* core, ColorChannel& ch, OutputAllocat
   if (r.off_fabric & (tx | (1u << src))) alloc.edge_traffic = true;
   Wavelet out = w;
   out.advance_switch_after = false;
-  if (w.control && pops_command(ch.route.pop_mode, w.payload)) out.payload = control_shift_commands(w.payload);
+  if (w.control && pops_command(ch.route, w.payload)) out.payload = control_shift_commands(w.payload);
   copy_to_outputs(r, core, ch, out, tx, ctx);
   if (filtered) ++ch.filtered;
   ch.next_input = uint8_t((src + 1) % kNumDirections);

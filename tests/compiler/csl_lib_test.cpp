@@ -167,8 +167,9 @@ TEST(CslStdlib, UnblockedUnboundTriggerRunsControlTasks) {
 }
 
 // <memcpy/memcpy_switches>: the payloads by value (worked from isa/README.md, "Control
-// wavelets"), then by effect: switch_cmd_1 advances only the sender's router, so both data words
-// reach PE 2; switch_cmd_11 also advances PE 1's, which keeps the word after the control wavelet.
+// wavelets"), then by effect: switch_cmd_1 advances only the sender's router (a ring of two
+// equal positions, so the advance moves it and is popped there), so both data words reach PE 2;
+// switch_cmd_11 also advances PE 1's, which keeps the word after the control wavelet.
 TEST(CslStdlib, MemcpySwitchesMoveTheSwitchesTheyName) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);

@@ -1,6 +1,6 @@
 // DSD kinds and vector semantics: mem1d (strides), mem4d, circular buffers, FIFOs, fabric in
 // and out, register sources (broadcast) and destinations (reduction), the operation's length
-// (a memory destination's; shorter or disagreeing sources are errors), fp16 and 16-bit
+// (src0's, else src1's, else the destination's; a shorter operand is an error), fp16 and 16-bit
 // integer operations, and the vector timing model (startup + ceil(length / SIMD width)).
 #include <gtest/gtest.h>
 
@@ -44,37 +44,47 @@ main:
   EXPECT_EQ(read<float>(*w, 0, 0, addr(*p, "z"), 4), (std::vector<float>{11, 23, 35, 47}));
 }
 
-TEST(Dsd, MemoryDestinationGivesTheLengthAndALongerSourceIsReadThatFar) {
-  // The destination is cut to 2 of y's 3 elements; x keeps 4. y[i] = y[i] + x[i] * 0.5 for
-  // i < 2: 1 + 10 * 0.5 = 6, 2 + 20 * 0.5 = 12; y[2] is outside the operation and stays 7.
+TEST(Dsd, TheFirstSourceGivesTheLengthAndALongerOperandIsUsedThatFar) {
+  // fmacs: src0 is d20, y cut to 2 of its 3 elements; x (src1) keeps 4. y[i] = y[i] + x[i] * 0.5
+  // for i < 2: 1 + 10 * 0.5 = 6, 2 + 20 * 0.5 = 12; y[2] is outside the operation and stays 7.
+  // fadds: src0 x2 has 2 elements, src1 x and the destination z have 4: z = {1 + 10, 2 + 20},
+  // z[2] and z[3] stay 0.
   std::shared_ptr<const isa::ObjectImage> p;
   auto w = run_task(R"(
 .data
 x:      .f32 10, 20, 30, 40
 y:      .f32 1, 2, 7
+h:      .f32 1, 2
+z:      .f32 [4]
 .dsd    xd = mem1d(x, 4)
 .dsd    yd = mem1d(y, 3)
+.dsd    x2 = mem1d(h, 2)
+.dsd    zd = mem1d(z, 4)
 .code
 main:
   dsdcopy d20, yd
   dsdlen d20, 2
   li r2, 0.5
   fmacs d20, d20, xd, r2
+  fadds zd, x2, xd
   exit
 )",
                     p);
   EXPECT_EQ(read<float>(*w, 0, 0, addr(*p, "y"), 3), (std::vector<float>{6, 12, 7}));
+  EXPECT_EQ(read<float>(*w, 0, 0, addr(*p, "z"), 4), (std::vector<float>{11, 22, 0, 0}));
 }
 
-TEST(Dsd, ASourceShorterThanTheOperationOrSourcesThatDisagreeAreKernelErrors) {
+TEST(Dsd, AnOperandShorterThanTheOperationIsAKernelError) {
   struct Case {
     std::string code, message;
   };
   const Case cases[] = {
-      // Memory destination of 4, source of 2: there is no element 2 to read.
+      // src0 y4 gives 4; src1 x2 has no element 2 to read.
       {"  fadds y4, y4, x2\n  exit\n", "fadds: operand d"},
-      // Register destination: nothing gives the length but the sources, so they must agree.
+      // src0 is a register: src1 y4 gives 4; src2 x2 is short.
       {"  li r3, 0\n  fmacs r3, r3, y4, x2\n  exit\n", "fmacs: operand d"},
+      // src0 y4 gives 4; the destination x2 has room for 2.
+      {"  fadds x2, y4, y4\n  exit\n", "fadds: operand d"},
   };
   for (const Case& c : cases) {
     const auto p = assemble(R"(.task main, local, 10

@@ -84,6 +84,30 @@ TEST(PopMode, PopOnAdvancePopsOnlySwitchAdvances) {
             (std::vector<int>{1, 1, 0}));
 }
 
+TEST(PopMode, ASwitchAdvanceThatCannotMoveTheSwitchIsNotPopped) {
+  // ADV, NOP. Always pop, PE(0,0) without switch positions: its ADV moves nothing and goes on
+  // unpopped, so PE(1,0) advances (and pops it) and PE(2,0) sees NOP.
+  Row no_switch(PopMode::ALWAYS_POP);
+  no_switch.w.set_route(0, 0, 1, route("W", "E"));
+  EXPECT_EQ(no_switch.positions_after(commands(1, RouterCommand::SWITCH_ADV)), (std::vector<int>{0, 1, 0}));
+  // Pop on advance, PE(0,0) already on its last position without ring mode: the same (the
+  // SDK's cholesky: the PE that sent on the row passes ADV, NOP on to the next one east).
+  auto on_last = [](Row& row, bool ring_mode) {
+    ColorRoute r = *row.w.route(0, 0, 1);
+    r.positions[1] = {dirs("W"), dirs("E")};  // so that the wavelet, leaving on position 1, goes on east
+    r.current = 1;
+    r.ring_mode = ring_mode;
+    row.w.set_route(0, 0, 1, r);
+  };
+  Row at_last(PopMode::POP_ON_ADVANCE);
+  on_last(at_last, false);
+  EXPECT_EQ(at_last.positions_after(commands(1, RouterCommand::SWITCH_ADV)), (std::vector<int>{1, 1, 0}));
+  // With ring mode the last position wraps to 0: that ADV moves, is popped, PE(1,0) sees NOP.
+  Row ring(PopMode::POP_ON_ADVANCE);
+  on_last(ring, true);
+  EXPECT_EQ(ring.positions_after(commands(1, RouterCommand::SWITCH_ADV)), (std::vector<int>{0, 0, 0}));
+}
+
 TEST(PopMode, ATeardownNotPoppedTearsTheColorDownAlongItsPath) {
   // The SDK's one-command teardown: with pop on advance every router on the path executes it.
   Row on_advance(PopMode::POP_ON_ADVANCE);
