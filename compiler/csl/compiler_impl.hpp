@@ -73,6 +73,7 @@ struct RouteConfig {
   int64_t filter_min = 0, filter_max = 0;
   bool swap_x = false, swap_y = false;
   bool teardown = false;  // .teardown = true: starts torn down, rewritten at run time
+  bool host_edge = false;  // .wsemu_host_edge = true: may lead off the fabric, to the host
   Span span;
 };
 

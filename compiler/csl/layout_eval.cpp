@@ -94,6 +94,10 @@ void Compiler::parse_color_config(const Value& cfg, Span at, RouteConfig& rc) {
       rc.filter_max = to_int(*hi, at, ".max_idx");
     } else if (k == "teardown") {
       rc.teardown = to_bool(v, at, ".teardown");
+    } else if (k == "wsemu_host_edge") {
+      // wsemu's own field: the route may lead off the fabric edge, to or from the host (the
+      // streams of the SdkLayout API, runtime/python/wsemu/sdk_layout.py).
+      rc.host_edge = to_bool(v, at, ".wsemu_host_edge");
     } else {
       fail(at, "unsupported: color configuration field ." + k);
     }
@@ -263,8 +267,9 @@ std::string Compiler::write_layout() {
           }
           return kept;
         };
-        if (inside(rc.tx).empty() && rc.pos_rx.empty()) continue;  // it led only off the rectangle
-        std::string line = "  route " + std::to_string(rc.color) + " rx " + set(rc.rx) + " tx " + set(inside(rc.tx));
+        if (inside(rc.tx).empty() && rc.pos_rx.empty() && !rc.host_edge) continue;  // it led only off the rectangle
+        std::string line = "  route " + std::to_string(rc.color) + (rc.host_edge ? " host" : "") + " rx " + set(rc.rx) +
+                           " tx " + set(rc.host_edge ? rc.tx : inside(rc.tx));
         if (!rc.pos_rx.empty()) {
           line += " switch {";
           for (size_t p = 0; p < 3; ++p) {

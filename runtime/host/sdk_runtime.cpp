@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "firmware/memcpy_protocol.hpp"
+#include "runtime/host/channel_pump.hpp"
 #include "runtime/host/runtime_state.hpp"
 
 namespace wsemu::runtime::host {
@@ -410,6 +411,36 @@ emu::RunResult SdkRuntime::run(uint64_t cycles) {
 }
 
 void SdkRuntime::stop() { state_->stopped = true; }
+
+std::vector<std::vector<uint32_t>> SdkRuntime::edge_streams(const std::vector<EdgeStream>& streams) {
+  State& s = *state_;
+  s.require_loaded("edge streams");
+  std::vector<EdgeLane> lanes;
+  for (size_t i = 0; i < streams.size(); ++i) {
+    const EdgeStream& st = streams[i];
+    if (st.x < 0 || st.y < 0 || uint32_t(st.x) >= s.exe.fabric_width || uint32_t(st.y) >= s.exe.fabric_height)
+      usage(fmt::format("stream {}: PE ({}, {}) is outside the {} x {} fabric", i, st.x, st.y, s.exe.fabric_width,
+                        s.exe.fabric_height));
+    if (st.color < 0 || st.color > 23) usage(fmt::format("stream {}: color {} is not 0..23", i, st.color));
+    EdgeLane lane;
+    lane.name = fmt::format("the stream at PE ({}, {})", st.x, st.y);
+    lane.in = {st.x, st.y, st.side};
+    for (uint32_t w : st.words) lane.send.push_back(emu::Wavelet{w, uint8_t(st.color)});
+    if (st.expect > 0) {
+      lane.out = EdgePort{st.x, st.y, st.side};
+      lane.expect = st.expect;
+    }
+    lanes.push_back(std::move(lane));
+  }
+  EdgePumpOptions o;
+  o.what = "stream";
+  o.cycle_limit = s.options.max_cycles;
+  o.policy = EdgePumpPolicy::host_memcpy();
+  pump_edges(*s.wafer, lanes, o);
+  std::vector<std::vector<uint32_t>> out;
+  for (EdgeLane& lane : lanes) out.push_back(std::move(lane.received));
+  return out;
+}
 
 std::vector<uint32_t> SdkRuntime::read_symbol(int x, int y, const std::string& symbol) {
   State& s = *state_;

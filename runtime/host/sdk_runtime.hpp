@@ -152,6 +152,20 @@ class SdkRuntime {
   emu::RunResult run(uint64_t cycles);
   void stop();  // ends the session: later calls are usage errors
 
+  // Host streams at the fabric's edge, as the SdkLayout API's streams run (no memcpy firmware):
+  // each stream pushes `words` as data wavelets of `color` into the edge port of fabric PE
+  // (x, y) on `side` (where the host is), or waits there for `expect` wavelets, all streams at
+  // once (the SDK's nonblocking send and receive); returns the payloads each received. A stall
+  // is a HANG HostError naming the stream.
+  struct EdgeStream {
+    int x = 0, y = 0;
+    emu::Direction side = emu::Direction::WEST;
+    int color = 0;
+    std::vector<uint32_t> words;
+    uint64_t expect = 0;
+  };
+  std::vector<std::vector<uint32_t>> edge_streams(const std::vector<EdgeStream>& streams);
+
   // Debugging (the back door; counted in the stats): the symbol on PE (x, y) of its rectangle,
   // one 32-bit word per element (16-bit elements zero-extended).
   std::vector<uint32_t> read_symbol(int x, int y, const std::string& symbol);

@@ -319,6 +319,30 @@ PYBIND11_MODULE(_wsemu, m) {
       .def("run_until_quiescent", [](Session& s) { return run_result_dict(s.call([&] { return s.rt().run_until_quiescent(); })); })
       .def("run_cycles", [](Session& s, uint64_t n) { return run_result_dict(s.call([&] { return s.rt().run(n); })); })
       .def("stop", [](Session& s) { s.rt().stop(); })
+      .def("edge_streams",
+           // [(x, y, side "N"/"E"/"S"/"W", color, words (uint32 array), expect)] -> received arrays
+           [](Session& s, const std::vector<std::tuple<int, int, std::string, int, WordArray, uint64_t>>& list) {
+             std::vector<wsemu::runtime::host::SdkRuntime::EdgeStream> streams;
+             for (const auto& [x, y, side, color, words, expect] : list) {
+               wsemu::runtime::host::SdkRuntime::EdgeStream st;
+               st.x = x;
+               st.y = y;
+               st.side = side == "N" ? wsemu::emu::Direction::NORTH : side == "E" ? wsemu::emu::Direction::EAST
+                         : side == "S" ? wsemu::emu::Direction::SOUTH : wsemu::emu::Direction::WEST;
+               st.color = color;
+               st.words.assign(words.data(), words.data() + words.size());
+               st.expect = expect;
+               streams.push_back(std::move(st));
+             }
+             const auto got = s.call([&] { return s.rt().edge_streams(streams); });
+             py::list out;
+             for (const auto& w : got) {
+               WordArray a(py::ssize_t(w.size()));
+               std::copy(w.begin(), w.end(), a.mutable_data());
+               out.append(a);
+             }
+             return out;
+           })
       .def("read_symbol",
            [](Session& s, int x, int y, const std::string& name) {
              std::vector<uint32_t> w = s.call([&] { return s.rt().read_symbol(x, y, name); });

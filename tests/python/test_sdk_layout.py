@@ -1,7 +1,8 @@
 """The SdkLayout API (runtime/python/wsemu/sdk_layout.py) with programs of our own
 (tests/python/kernels/sdk_layout): a sender and a receiver joined by painted routes, then by
-ports and `connect` across the fabric; read_symbol after stop(). The reference is the sender's
-base + i * i, worked out here; bad layouts are usage errors."""
+ports and `connect` across the fabric; read_symbol after stop(); host streams through the top,
+left and bottom fabric edges (out = a + b, 16-bit). The references are worked out here (the
+sender's base + i * i, numpy's a + b); bad layouts are usage errors."""
 
 import os
 
@@ -94,5 +95,38 @@ def test_bad_layouts_are_usage_errors(tmp_path):
         layout.compile(out_prefix=str(tmp_path / "out"))
     with pytest.raises(UsageError, match="outside region 'b'"):
         b.set_param((1, 0), "base", 1)
-    with pytest.raises(NotImplementedError, match="host streams"):
+    with pytest.raises(UsageError, match="create_input_stream: needs an input port"):
         layout.create_input_stream(None)
+
+
+@pytest.mark.parametrize("arch", ["wse2", "wse3"])
+def test_host_streams_through_three_edges(tmp_path, rng, arch):
+    from cerebras.sdk.runtime.sdkruntimepybind import Color, Edge, Route, RoutingPosition, SdkRuntime
+
+    n = 12
+    platform, layout = setup(arch)
+    region = layout.create_code_region(os.path.join(KERNELS, "sum2.csl"), "sum2", 1, 1)
+    ca, cb, co = Color("ca"), Color("cb"), Color("co")
+    region.set_param_all("n", n)
+    for c in (ca, cb, co):
+        region.set_param_all(c)
+    to_ramp = [RoutingPosition().set_output([Route.RAMP])]
+    a_port = region.create_input_port(ca, Edge.TOP, to_ramp, n)
+    b_port = region.create_input_port(cb, Edge.LEFT, to_ramp, n)
+    out_port = region.create_output_port(co, Edge.BOTTOM, [RoutingPosition().set_input([Route.RAMP])], n)
+    region.place(2, 1)
+    a_stream, b_stream = layout.create_input_stream(a_port), layout.create_input_stream(b_port)
+    out_stream = layout.create_output_stream(out_port)
+    runtime = SdkRuntime(layout.compile(out_prefix=str(tmp_path / "out")), platform, memcpy_required=False)
+    runtime.load()
+    runtime.run()
+    a = rng.integers(0, 30000, n).astype(np.uint32)
+    b = rng.integers(0, 30000, n).astype(np.uint16)
+    got = np.zeros(n, np.uint32)
+    runtime.send(a_stream, a, nonblock=True)
+    runtime.send(b_stream, b, nonblock=True)
+    runtime.receive(out_stream, got, n, nonblock=True)
+    runtime.stop()  # the pending streams move here
+    np.testing.assert_array_equal(got, (a + b) & 0xFFFF)
+    with pytest.raises(Exception, match="stopped"):
+        runtime.send(a_stream, a)

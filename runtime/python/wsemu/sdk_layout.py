@@ -19,14 +19,18 @@ colors, routes painted on single PEs, ports on a region's edge joined by ``conne
 Colors are names until ``compile``: it gives each a color id (0, 1, ... in order of first use),
 the two ends of a connection the same one, and routes a connection over the fabric from the
 output port's edge to the input port's, along x first and then y (or y first where that path
-would cross itself), through any PE on the way (routers only). Coordinates are the region's own
-(``set_param``, ``paint``) or the fabric's (``place``, ``read_symbol``). Not written yet: host
-streams (``create_input_stream``, ``create_output_stream``), ports of regions wider than one PE
-at the port's edge, switch positions (more than one ``RoutingPosition`` at a PE): each is a
+would cross itself), through any PE on the way (routers only). A stream
+(``create_input_stream(port)``, ``create_output_stream(port)``) runs straight from the fabric
+edge on its port's side to the port; ``SdkRuntime.send(stream, array)`` and
+``receive(stream, array, n)`` move its 32-bit wavelets (the host at that edge), all pending
+ones together. Coordinates are the region's own (``set_param``, ``paint``) or the fabric's
+(``place``, ``read_symbol``). Not written yet: ports of regions wider than one PE at the port's
+edge, switch positions (more than one ``RoutingPosition`` at a PE): each is a
 ``NotImplementedError`` naming it.
 """
 
 import enum
+import json
 import os
 import shutil
 import subprocess
@@ -147,6 +151,16 @@ class Port:
         self.connected = False
 
 
+class Stream:
+    """A host stream into (``create_input_stream``) or out of (``create_output_stream``) a port,
+    through the fabric edge on the port's side: ``SdkRuntime.send`` / ``receive``."""
+
+    def __init__(self, index, port, into_wafer):
+        self.index = index
+        self.port = port
+        self.into_wafer = into_wafer
+
+
 class CodeRegion:
     def __init__(self, layout, path, name, width, height):
         self.layout = layout
@@ -239,6 +253,7 @@ class SdkLayout:
         self.platform = platform
         self.regions = []
         self.connections = []
+        self.streams = []
 
     def create_code_region(self, path, name, width, height):
         if any(r.name == name for r in self.regions):
@@ -255,10 +270,17 @@ class SdkLayout:
         self.connections.append((out_port, in_port))
 
     def create_input_stream(self, port, *rest):
-        raise NotImplementedError("create_input_stream: host streams are not written in wsemu's SdkLayout yet")
+        return self._stream(port, True, "create_input_stream")
 
     def create_output_stream(self, port, *rest):
-        raise NotImplementedError("create_output_stream: host streams are not written in wsemu's SdkLayout yet")
+        return self._stream(port, False, "create_output_stream")
+
+    def _stream(self, port, into_wafer, call):
+        if not isinstance(port, Port) or port.is_input != into_wafer:
+            raise UsageError(f"{call}: needs an {'input' if into_wafer else 'output'} port")
+        stream = Stream(len(self.streams), port, into_wafer)
+        self.streams.append(stream)
+        return stream
 
     def compile(self, out_prefix="out"):
         self._place()
@@ -281,12 +303,39 @@ class SdkLayout:
                 add(x, y, cid, rx, tx, f"the connection from '{out_port.region.name}' to '{in_port.region.name}'")
         width = max([r.origin[0] + r.width for r in self.regions] + [x + 1 for x, _, _ in routes])
         height = max([r.origin[1] + r.height for r in self.regions] + [y + 1 for _, y, _ in routes])
+        # A stream reaches the fabric edge on its port's side, one PE beyond the port at least.
+        for st in self.streams:
+            px, py = st.port.region._port_pe(st.port)
+            if st.port.edge == Edge.RIGHT:
+                width = max(width, px + 2)
+            if st.port.edge == Edge.BOTTOM:
+                height = max(height, py + 2)
+        host_edge = set()
+        streams = []
+        for st in self.streams:
+            cid = ids[id(st.port.color)]
+            cells, side = self._stream_path(st.port, width, height)
+            if not st.into_wafer:
+                cells = cells[::-1]
+            for i, cell in enumerate(cells):
+                rx = [side] if i == 0 and st.into_wafer else [Route.RAMP] if i == 0 else [_direction(cell, cells[i - 1])]
+                tx = ([side] if i == len(cells) - 1 and not st.into_wafer else [Route.RAMP] if i == len(cells) - 1
+                      else [_direction(cell, cells[i + 1])])
+                add(cell[0], cell[1], cid, rx, tx, f"stream {st.index}")
+            edge = cells[0] if st.into_wafer else cells[-1]
+            host_edge.add((edge[0], edge[1], cid))
+            streams.append({"index": st.index, "x": edge[0], "y": edge[1], "side": side.value[0], "color": cid,
+                            "into_wafer": st.into_wafer})
         out_dir = os.path.abspath(out_prefix)
         os.makedirs(out_dir, exist_ok=True)
         layout_path = os.path.join(out_dir, "sdklayout.csl")
         with open(layout_path, "w", encoding="utf-8") as f:
-            f.write(self._layout_text(width, height, ids, routes))
-        r = subprocess.run([_wsemu_binary(), "cslc", layout_path, f"--arch={self.platform.arch}", "-o", out_dir],
+            f.write(self._layout_text(width, height, ids, routes, host_edge))
+        with open(os.path.join(out_dir, "sdklayout_streams.json"), "w", encoding="utf-8") as f:
+            json.dump(streams, f, indent=1)
+        # The fabric is the layout's rectangle, so that streams meet the host at its edge.
+        r = subprocess.run([_wsemu_binary(), "cslc", layout_path, f"--arch={self.platform.arch}",
+                            f"--fabric-dims={width},{height}", "-o", out_dir],
                            capture_output=True, text=True)
         if r.returncode != 0:
             raise UsageError(f"SdkLayout.compile: wsemu cslc failed on {layout_path}:\n{r.stderr.strip()}")
@@ -381,7 +430,21 @@ class SdkLayout:
             out.append((cell, rx, tx))
         return out
 
-    def _layout_text(self, width, height, ids, routes):
+    def _stream_path(self, port, width, height):
+        """The PEs from the fabric edge on the port's side to the port's PE, and that side."""
+        px, py = port.region._port_pe(port)
+        side = _EDGE_SIDE[port.edge]
+        if side == Route.EAST:
+            cells = [(x, py) for x in range(width - 1, px - 1, -1)]
+        elif side == Route.WEST:
+            cells = [(x, py) for x in range(0, px + 1)]
+        elif side == Route.NORTH:
+            cells = [(px, y) for y in range(0, py + 1)]
+        else:
+            cells = [(px, y) for y in range(height - 1, py - 1, -1)]
+        return cells, side
+
+    def _layout_text(self, width, height, ids, routes, host_edge=()):
         lines = ["// Generated by wsemu's SdkLayout (runtime/python/wsemu/sdk_layout.py); do not edit.", "layout {",
                  f"  @set_rectangle({width}, {height});"]
         for region in self.regions:
@@ -393,8 +456,9 @@ class SdkLayout:
         for (x, y, cid), (rx, tx) in sorted(routes.items()):
             rx_text = ", ".join(r.value for r in rx)
             tx_text = ", ".join(r.value for r in tx)
+            host = ", .wsemu_host_edge = true" if (x, y, cid) in host_edge else ""
             lines.append(f"  @set_color_config({x}, {y}, @get_color({cid}), "
-                         f".{{ .routes = .{{ .rx = .{{ {rx_text} }}, .tx = .{{ {tx_text} }} }} }});")
+                         f".{{ .routes = .{{ .rx = .{{ {rx_text} }}, .tx = .{{ {tx_text} }} }}{host} }});")
         lines.append("}")
         return "\n".join(lines) + "\n"
 

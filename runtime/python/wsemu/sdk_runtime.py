@@ -191,6 +191,8 @@ class SdkRuntime:
         self._finished = False
         self._tasks = 0
         self._prints = []
+        self._pending_streams = []  # SdkLayout sends and receives not moved yet
+        self._stream_table = []
         _live_runtimes.add(self)
         _runtimes_by_dir[os.path.abspath(self.bindir)] = self
 
@@ -219,11 +221,62 @@ class SdkRuntime:
         self._require_loaded("run")
         self._started = True
 
+    def send(self, stream, data, nonblock=False):
+        """SdkLayout: ``data`` (a numpy array) into the wafer through ``stream``'s fabric edge, one
+        32-bit wavelet an element (16-bit elements zero-extended). Nonblocking sends and receives
+        move together at the next blocking one, or at stop()."""
+        words = _stream_words("send", data)
+        self._pending_streams.append((self._stream_spec("send", stream, True), words, 0, None))
+        if not nonblock:
+            self._move_streams()
+        return self._task("send")
+
+    def receive(self, stream, dest, size, nonblock=False):
+        """SdkLayout: ``size`` wavelets out of the wafer through ``stream`` into ``dest`` (a numpy
+        array; 16-bit dtypes take each wavelet's low half)."""
+        if not isinstance(dest, np.ndarray) or dest.size < int(size):
+            raise UsageError(f"receive: dest must be a numpy array of at least {size} elements")
+        self._pending_streams.append((self._stream_spec("receive", stream, False), np.zeros(0, np.uint32), int(size),
+                                      dest))
+        if not nonblock:
+            self._move_streams()
+        return self._task("receive")
+
+    def _stream_spec(self, call, stream, into_wafer):
+        if not self._stream_table:
+            path = os.path.join(self.bindir, "sdklayout_streams.json")
+            if os.path.isfile(path):
+                with open(path, encoding="utf-8") as f:
+                    self._stream_table = json.load(f)
+        index = getattr(stream, "index", stream)
+        if not _is_int(index) or not 0 <= int(index) < len(self._stream_table):
+            raise UsageError(f"{call}: {stream!r} is not a stream of this layout ({len(self._stream_table)} streams)")
+        spec = self._stream_table[int(index)]
+        if spec["into_wafer"] != into_wafer:
+            raise UsageError(f"{call}: stream {index} is an {'input' if spec['into_wafer'] else 'output'} stream")
+        return spec
+
+    def _move_streams(self):
+        pending, self._pending_streams = self._pending_streams, []
+        if not pending:
+            return
+        specs = [(p[0]["x"], p[0]["y"], p[0]["side"], p[0]["color"], p[1], p[2]) for p in pending]
+        got = self._call(self._session.edge_streams, specs)
+        for (spec, _, size, dest), words in zip(pending, got):
+            if dest is None:
+                continue
+            flat = dest.reshape(-1)
+            if flat.dtype.itemsize == 2:
+                flat[:size] = (words[:size] & 0xFFFF).astype(np.uint16).view(flat.dtype)
+            else:
+                flat[:size] = words[:size].view(flat.dtype) if flat.dtype.itemsize == 4 else words[:size]
+
     def stop(self):
         """Ends the session: closes the trace, writes the stats file (when asked for); later calls
         are usage errors. A second stop() does nothing."""
         if self._stopped:
             return
+        self._move_streams()
         self._stopped = True
         self._finish()
         # The C++ session stays readable: cerebras.sdk.debug reads symbols after stop(), as the
@@ -575,6 +628,15 @@ class SdkRuntime:
 
 _SYMBOL_DTYPES = {"f32": np.float32, "i32": np.int32, "u32": np.uint32, "f16": np.float16, "i16": np.int16,
                   "u16": np.uint16}
+
+
+def _stream_words(call, data):
+    a = np.ascontiguousarray(data).reshape(-1)
+    if a.dtype.itemsize == 4:
+        return a.view(np.uint32).copy()
+    if a.dtype.itemsize == 2:
+        return a.view(np.uint16).astype(np.uint32)
+    raise DtypeError(f"{call}: data must have 16- or 32-bit elements, not {a.dtype}")
 
 
 def _symbol_dtype(symbol):
