@@ -645,11 +645,13 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     if (r.k != K::DSR_VAR || !r.type || r.type->kind != TK::DSR) fail(e.args[0]->span, "@load_to_dsr needs a DSR from @get_dsr");
     Value d = eval(*e.args[1], ctx);
     emit(ctx, "dsdcopy " + r.s + ", " + dsd_operand(d, e.args[1]->span, ctx), e.span);
+    ctx.gen->dsr_on_done.erase(r.s);  // a new load replaces what the DSR carried
+    ctx.gen->dsr_ut.erase(r.s);
     if (e.args.size() == 3) {
       // With .async, the action belongs to the asynchronous operation that will run on the DSR
       // (as the SDK's benchmark allreduce uses it: load the fabric DSD with .activate, then
-      // start the @mov32 on the DSRs): it is attached to the next async vector op of this
-      // function that names the DSR. Without .async the load (one cycle in wsemu) is complete
+      // start the @mov32 on the DSRs): it is attached to the async vector ops of this function
+      // that name the DSR, until the DSR is loaded again. Without .async the load (one cycle in wsemu) is complete
       // at once, and so is its action.
       Value o = ct(2, "options");
       if (o.k != K::STRUCT) fail(e.args[2]->span, "the options must be a struct");

@@ -40,7 +40,8 @@ struct FnGen {
   int dsr_temp = 0;                 // expression-temporary descriptor registers used by this statement
   std::set<std::string> addressed;  // names whose address the body takes (`&x`): such locals live in memory
   // @load_to_dsr(dsr, dsd, .{ .async = true, .activate / .unblock = t }): the completion action
-  // (", activate=ID") of the next asynchronous vector op of this function that uses the DSR.
+  // (", activate=ID") of the asynchronous vector ops of this function that use the DSR, until
+  // it is loaded again.
   std::map<std::string, std::string> dsr_on_done;
   std::map<std::string, int64_t> dsr_ut;  // and its microthread (@load_to_dsr .ut_id)
 };

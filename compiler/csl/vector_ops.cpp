@@ -258,20 +258,19 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
       suffix = ", ut=" + std::to_string(implied) + suffix;
   }
   // A completion action and a microthread given when one of the DSRs was loaded (@load_to_dsr
-  // .async, .ut_id); the op's own options win.
+  // .async, .ut_id); the op's own options win. They stay with the DSR until it is loaded again,
+  // as the hardware keeps them in the DSR: the SDK's allreduce loads its fabin DSR with
+  // .activate once and then runs @fadds or @fmaxs on it, in two branches (pe.csl:602-609).
   if (is_async) {
     for (const std::string& o : ops) {
       auto it = ctx.gen->dsr_on_done.find(o);
       auto ut = ctx.gen->dsr_ut.find(o);
       if (it == ctx.gen->dsr_on_done.end() && ut == ctx.gen->dsr_ut.end()) continue;
-      if (ut != ctx.gen->dsr_ut.end()) {
-        if (suffix.find("ut=") == std::string::npos) suffix = ", ut=" + std::to_string(ut->second) + suffix;
-        ctx.gen->dsr_ut.erase(ut);
-      }
-      if (it != ctx.gen->dsr_on_done.end()) {
-        if (suffix.find("activate=") == std::string::npos && suffix.find("unblock=") == std::string::npos) suffix += it->second;
-        ctx.gen->dsr_on_done.erase(it);
-      }
+      if (ut != ctx.gen->dsr_ut.end() && suffix.find("ut=") == std::string::npos)
+        suffix = ", ut=" + std::to_string(ut->second) + suffix;
+      if (it != ctx.gen->dsr_on_done.end() && suffix.find("activate=") == std::string::npos &&
+          suffix.find("unblock=") == std::string::npos)
+        suffix += it->second;
       break;
     }
   }

@@ -127,6 +127,26 @@ TEST(CslLoadToDsr, MicrothreadAndActivationOfTheOpOnTheDsr) {
   EXPECT_EQ(done[0], 42u);
 }
 
+// @load_to_dsr's .activate stays with the DSR for the async op of either branch (tests/compiler/
+// programs/dsr_branches, the SDK allreduce's @fadds / @fmaxs on one loaded DSR): acc {1, 5} max
+// in {3, 2} = {3, 5}, then + in = {6, 7}; the task ran after each op (done 2). Before, only the
+// first op in the code (@fmaxs) carried it, so run_add never ran the task.
+TEST(CslLoadToDsr, TheActivationStaysWithTheDsrInEveryBranch) {
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/dsr_branches/layout.csl", {}, arch,
+                                                   {3, 3, 1, 1}, "wsemu-csl-dsr-branches-" + arch)));
+    rt.load();
+    launch_and_settle(rt, "run_max");
+    EXPECT_EQ(read_back(rt, "done", 0, 0, 1, 1, 1)[0], 1u);
+    launch_and_settle(rt, "run_add");
+    const std::vector<uint32_t> acc = read_back(rt, "acc", 0, 0, 1, 1, 2);
+    EXPECT_EQ(std::bit_cast<float>(acc[0]), 6.0f);
+    EXPECT_EQ(std::bit_cast<float>(acc[1]), 7.0f);
+    EXPECT_EQ(read_back(rt, "done", 0, 0, 1, 1, 1)[0], 2u);
+  }
+}
+
 // .wavelet_index_offset (tests/compiler/programs/index_offset): each wavelet's index moves the
 // window of `tab` that the east PE adds up; worked by hand.
 TEST(CslWaveletIndexOffset, TheWaveletIndexMovesTheDsdBase) {
