@@ -167,6 +167,17 @@ start:
   EXPECT_EQ(out, (std::vector<uint32_t>{1, 2, 3, 4, 5, 6, 7, 8}));
 }
 
+// Pushes n data wavelets of color 1 (first, first + 1, ...) into PE (0, 0) from the west as the
+// router takes them, stepping the wafer in between.
+void feed_from_west(Wafer& w, uint32_t first, uint32_t n) {
+  uint32_t pushed = 0;
+  for (int i = 0; i < 100 && pushed < n; ++i) {
+    if (w.push_edge(0, 0, Direction::WEST, data_wavelet(1, first + pushed))) ++pushed;
+    w.step();
+  }
+  ASSERT_EQ(pushed, n) << "the PE stopped taking wavelets";
+}
+
 TEST(AsyncOps, FifoRelayBetweenTwoMicrothreads) {
   // wse3: ut0 pushes 6 wavelets from the fabric into a 2-deep FIFO, ut1 pops them to memory.
   auto p = assemble(R"(
@@ -193,11 +204,7 @@ done:
 )");
   Wafer w(emu::arch_profile("wse3"), 1, 1);
   start_pe(w, p, {{1, "W", "R"}});
-  uint32_t pushed = 0;
-  for (int i = 0; i < 100 && pushed < 6; ++i) {
-    if (w.push_edge(0, 0, Direction::WEST, data_wavelet(1, 10 + pushed))) ++pushed;
-    w.step();
-  }
+  feed_from_west(w, 10, 6);
   run_ok(w);
   EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "got"), 6), (std::vector<uint32_t>{10, 11, 12, 13, 14, 15}));
   EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "flag"), 1)[0], 1u);
@@ -232,11 +239,7 @@ done:
 )");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
   start_pe(w, p, {{1, "W", "R"}});
-  uint32_t pushed = 0;
-  for (int i = 0; i < 100 && pushed < 5; ++i) {
-    if (w.push_edge(0, 0, Direction::WEST, data_wavelet(1, 20 + pushed))) ++pushed;
-    w.step();
-  }
+  feed_from_west(w, 20, 5);
   const emu::RunResult r = w.run(100000);
   EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "got"), 5), (std::vector<uint32_t>{20, 21, 22, 23, 24}));
   EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "flag"), 1)[0], 1u);
