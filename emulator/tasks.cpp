@@ -58,6 +58,7 @@ void PeCore::record_task_event(const Context& ctx, TraceKind kind, int task) con
 bool PeCore::try_pick(const Context& ctx, CycleResult& r) {
   const int id = tasks.pick(inputs_ready());
   if (id < 0) return false;
+  tasks.picked(id);
   const uint64_t b = TaskTable::bit(id);
   uint32_t entry = 0;
   isa::TaskKind kind = isa::TaskKind::LOCAL;

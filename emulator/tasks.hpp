@@ -7,13 +7,15 @@
 // the object lists as unblocked (CSL's comptime @unblock of it) starts unblocked with no task:
 // its control wavelets run their control tasks, and a data wavelet there waits (no task to run).
 //
-// The picker's rule (fixed, documented in emulator/README.md): when the main thread is free,
-// it picks the LOWEST task id among
+// The picker's rule (fixed, documented in emulator/README.md): round robin. When the main
+// thread is free, it picks, among
 //   - local tasks that are bound, activated and unblocked, and
 //   - unblocked trigger ids (color on wse2, input queue on wse3) whose input holds a wavelet
 //     that can be consumed: a data wavelet with a data task bound to that id, or a control
-//     wavelet (which runs the control task it names, or is dropped if it names none).
-// At one id, a runnable local task goes before that id's input. Plain data.
+//     wavelet (which runs the control task it names, or is dropped if it names none),
+// the first id at or after `scan_from` (one past the id it picked last; 0 at load), wrapping
+// past 63 to 0. At one id, a runnable local task goes before that id's input. (The SDK leaves
+// the order open; why round robin: emulator/README.md.) Plain data.
 #pragma once
 
 #include <array>
@@ -27,6 +29,7 @@ struct TaskTable {
   uint64_t control = 0;  // bound as control tasks
   uint64_t activated = 0;
   uint64_t blocked = ~uint64_t{0};
+  uint8_t scan_from = 0;  // 0..63
 
   static constexpr uint64_t bit(int id) { return uint64_t{1} << id; }
   uint64_t runnable_local() const { return local & activated & ~blocked; }
@@ -34,8 +37,11 @@ struct TaskTable {
   // consumed (see the rule above).
   int pick(uint64_t inputs_ready) const {
     const uint64_t m = runnable_local() | (inputs_ready & ~blocked);
-    return m ? __builtin_ctzll(m) : -1;
+    if (!m) return -1;
+    const uint64_t ahead = m >> scan_from;
+    return ahead ? scan_from + __builtin_ctzll(ahead) : __builtin_ctzll(m);
   }
+  void picked(int id) { scan_from = uint8_t((id + 1) & 63); }
 };
 
 // Where each bound task starts (instruction index): read only when a task starts, so kept

@@ -1,4 +1,4 @@
-// Task rules: activate / block / unblock, the picker's lowest-id rule, data tasks (payload in
+// Task rules: activate / block / unblock, the picker's round-robin rule, data tasks (payload in
 // r0, r1 = low 16, r2 = high 16), control tasks, wse2 (color) vs wse3 (queue) triggers, and
 // binding at run time. Each task records its position in the run order (r15 counts).
 #include <gtest/gtest.h>
@@ -32,12 +32,42 @@ TEST(TaskPicker, BlockedTaskStaysActivatedUntilUnblocked) {
   EXPECT_EQ(order(w, *p, 3), (std::vector<uint32_t>{1, 3, 2}));
 }
 
-TEST(TaskPicker, LowestTaskIdWins) {
+// A fresh core's scan starts at id 0, so the first pick is the lowest id; each pick then scans
+// on from the one after it.
+TEST(TaskPicker, FirstPickIsTheLowestIdThenTheScanGoesOn) {
   auto p = assemble(kOrder + ".task t12, local, 12\n.task t15, local, 15\n.task t20, local, 20\n" +
                     order_task("t12", 0) + order_task("t15", 1) + order_task("t20", 2));
   Wafer w(emu::arch_profile("wse2"), 1, 1);
   w.load_program(0, 0, p);
   for (int id : {20, 15, 12}) w.activate_task(0, 0, id);
+  run_ok(w);
+  EXPECT_EQ(order(w, *p, 3), (std::vector<uint32_t>{1, 2, 3}));
+}
+
+// Round robin, not lowest id first: t11 activates 10 and 12; the scan goes on from 12, so 12
+// runs before 10 (lowest id first would run 10, then 12). After 12 the scan wraps to 10.
+TEST(TaskPicker, ScanGoesOnFromTheLastPickAndWraps) {
+  auto p = assemble(kOrder + ".task t10, local, 10\n.task t11, local, 11\n.task t12, local, 12\n" +
+                    order_task("t10", 0) + order_task("t11", 1, "  activate 10\n  activate 12\n") +
+                    order_task("t12", 2));
+  Wafer w(emu::arch_profile("wse2"), 1, 1);
+  w.load_program(0, 0, p);
+  w.activate_task(0, 0, 11);
+  run_ok(w);
+  EXPECT_EQ(order(w, *p, 3), (std::vector<uint32_t>{3, 1, 2}));
+}
+
+// The SDK's game-of-life depends on this: a data task of a lower id whose wavelet is waiting
+// does not overtake a local task activated before it, once the scan is past the data task's id.
+// t12 runs (the only task), a wavelet lands for data task 5 meanwhile, t12 activates t13: the
+// scan goes on from 13, so t13 runs before on5; lowest id first would run on5 first.
+TEST(TaskPicker, WaitingDataTaskOfLowerIdWaitsItsTurn) {
+  auto p = assemble(".arch wse2\n" + kOrder + ".task t12, local, 12\n.task t13, local, 13\n.task on5, data, color 5\n" +
+                    order_task("t12", 0, "  nop\n  nop\n  nop\n  nop\n  nop\n  nop\n  activate 13\n") +
+                    order_task("t13", 1) + order_task("on5", 2));
+  Wafer w(emu::arch_profile("wse2"), 1, 1);
+  start_pe(w, p, {{5, "W", "R"}}, 12);
+  ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(5, 1)));
   run_ok(w);
   EXPECT_EQ(order(w, *p, 3), (std::vector<uint32_t>{1, 2, 3}));
 }
@@ -129,7 +159,7 @@ release:
 
 TEST(TaskPicker, LocalTaskBeforeDataTaskOfHigherId) {
   // While task 10 runs, local task 12 is activated and a wavelet for data task 20 lands; at
-  // the next pick both are ready and 12 (the lower id) runs first.
+  // the next pick both are ready and 12 (the first after 10) runs first.
   auto p = assemble(".arch wse2\n" + kOrder + ".task t10, local, 10\n.task t12, local, 12\n.task on20, data, color 20\n" +
                     order_task("t10", 0, "  activate 12\n  nop\n  nop\n  nop\n  nop\n  nop\n  nop\n") +
                     order_task("t12", 1) + order_task("on20", 2));
