@@ -213,15 +213,29 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     }
     ops[i] = dsd_operand(v, operands[i]->span, ctx);
     if (index_expr && v.dsd->index_offset) {
-      // The wavelet's index moves this DSD's base by as many elements: a scratch copy, moved.
+      // The wavelet's index moves this DSD's base by as many 16-bit words, the PE's address unit:
+      // an element of a 16-bit DSD, half one of a 32-bit DSD (the SDK's gemv of sdklayout-05 gives
+      // `.index = 2 * idx` for its f32 column idx). A scratch copy, moved.
       FnGen& g = *ctx.gen;
       if (g.dsr_temp >= 4) fail(operands[i]->span, "unsupported: more than 4 changed DSDs in one statement");
       const std::string t = "dsd_scratch" + std::to_string(g.dsr_temp++);
       emit(ctx, "dsdcopy " + t + ", " + ops[i], operands[i]->span);
       const Value idx = rvalue(eval(*index_expr, ctx), index_expr->span, ctx);
-      if (idx.k == Value::K::INT) emit(ctx, "dsdinc " + t + ", " + std::to_string(idx.i), index_expr->span);
-      else if (idx.k == Value::K::RUNTIME && idx.type->kind == TK::INT) emit(ctx, "dsdinc " + t + ", " + reg(int(idx.i)), index_expr->span);
-      else fail(index_expr->span, ".index needs an integer (the wavelet's index)");
+      const bool wide = v.dsd->elem_bits == 32;
+      if (idx.k == Value::K::INT) {
+        emit(ctx, "dsdinc " + t + ", " + std::to_string(wide ? idx.i / 2 : idx.i), index_expr->span);
+      } else if (idx.k == Value::K::RUNTIME && idx.type->kind == TK::INT) {
+        if (wide) {
+          const int half = alloc_temp(ctx, index_expr->span);
+          emit(ctx, "shri " + reg(half) + ", " + reg(int(idx.i)) + ", 1", index_expr->span);
+          emit(ctx, "dsdinc " + t + ", " + reg(half), index_expr->span);
+          free_temp(ctx, half);
+        } else {
+          emit(ctx, "dsdinc " + t + ", " + reg(int(idx.i)), index_expr->span);
+        }
+      } else {
+        fail(index_expr->span, ".index needs an integer (the wavelet's index)");
+      }
       ops[i] = t;
     }
     if (i == 0 && ops[0] == "memcpy_d2h_fifo" && !v.dsd->extents.empty()) d2h_extent = v.dsd->extents[0];

@@ -133,6 +133,7 @@ EdgePumpResult pump_edges(emu::Wafer& wafer, std::vector<EdgeLane>& lanes, const
         if (!(policy.take_beyond_expect || lane.outputs_pending()) || !tokens_out.available(lane.channel)) break;
         const std::optional<emu::Wavelet> w = wafer.pop_edge(lane.out->x, lane.out->y, lane.out->side);
         if (!w) break;
+        if (w->control && lane.data_only) continue;  // (a stream's switch commands, spent on the way)
         lane.received.push_back(w->payload);
         tokens_out.take(lane.channel);
         moved = true;

@@ -49,6 +49,7 @@ struct EdgeLane {
   std::optional<EdgePort> out;     // where wavelets leave; none: the lane only sends
   uint64_t expect = 0;             // wavelets the lane waits for at `out`
   std::vector<uint32_t> received;  // payloads popped at `out`, in order
+  bool data_only = false;          // control wavelets popped at `out` are dropped, not received
   // A port that must never carry a wavelet out (a kernel mistake if it does), checked on
   // the stall probe's cycles, once every input is sent, and by check_silent_ports().
   std::optional<EdgePort> silent;

@@ -224,6 +224,7 @@ void SdkRuntime::State::load() {
   stats.loader_bytes_written = wafer->backdoor_bytes_written() - written_before;
   backdoor_read_base = wafer->backdoor_bytes_read();
   backdoor_written_base = wafer->backdoor_bytes_written();
+  write_initial_symbols();
   loaded = true;
   const uint64_t start = wafer->cycle();
   emu::RunResult r = settle("load (memcpy firmware start-up)");

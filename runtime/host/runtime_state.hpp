@@ -37,6 +37,13 @@ struct SdkRuntime::State {
   RuntimeOptions options;
   std::unique_ptr<emu::Wafer> wafer;
   bool loaded = false;
+  struct InitialSymbol {
+    int x = 0, y = 0;
+    std::string symbol;
+    std::vector<uint32_t> words;
+  };
+  std::vector<InitialSymbol> initial_symbols;  // written by load() before any task runs
+  void write_initial_symbols();
   bool stopped = false;
   // Per program index: the image placed on the wafer (the executable's object plus a control
   // task per exported function), and whether it includes the firmware.

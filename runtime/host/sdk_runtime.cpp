@@ -429,6 +429,7 @@ std::vector<std::vector<uint32_t>> SdkRuntime::edge_streams(const std::vector<Ed
     if (st.expect > 0) {
       lane.out = EdgePort{st.x, st.y, st.side};
       lane.expect = st.expect;
+      lane.data_only = true;  // the host takes data; control wavelets end at the edge
     }
     lanes.push_back(std::move(lane));
   }
@@ -460,6 +461,33 @@ std::vector<uint32_t> SdkRuntime::read_symbol(int x, int y, const std::string& s
   for (size_t e = 0; e < out.size(); ++e)
     for (uint32_t b = 0; b < bytes; ++b) out[e] |= uint32_t(buf[e * bytes + b]) << (8 * b);
   return out;
+}
+
+void SdkRuntime::initial_symbol(int x, int y, const std::string& symbol, std::vector<uint32_t> words) {
+  State& s = *state_;
+  if (s.loaded) usage("initial_symbol: call it before load()");
+  s.initial_symbols.push_back({x, y, symbol, std::move(words)});
+}
+
+void SdkRuntime::State::write_initial_symbols() {
+  for (const InitialSymbol& i : initial_symbols) {
+    const HostSymbol* sym = exe.find_symbol(i.symbol);
+    if (!sym) usage(fmt::format("initial value of '{}': no exported symbol of that name", i.symbol));
+    const Rect& rect = exe.rects[sym->rect];
+    if (i.x < 0 || i.y < 0 || uint32_t(i.x) >= rect.width || uint32_t(i.y) >= rect.height)
+      usage(fmt::format("initial value of '{}': PE ({}, {}) is outside rectangle '{}' ({} x {})", i.symbol, i.x, i.y,
+                        rect.name, rect.width, rect.height));
+    const int fx = int(rect.x) + i.x, fy = int(rect.y) + i.y;
+    const isa::Symbol* ps = &program_symbol(*this, *sym, fx, fy);
+    if (i.words.size() > ps->count)
+      usage(fmt::format("initial value of '{}': {} elements, the symbol holds {} on PE ({}, {})", i.symbol,
+                        i.words.size(), ps->count, i.x, i.y));
+    const uint32_t bytes = uint32_t(isa::elem_bytes(sym->type));
+    std::vector<uint8_t> buf(i.words.size() * bytes);
+    for (size_t e = 0; e < i.words.size(); ++e)
+      for (uint32_t b = 0; b < bytes; ++b) buf[e * bytes + b] = uint8_t(i.words[e] >> (8 * b));
+    wafer->write_sram(fx, fy, ps->address, buf);
+  }
 }
 
 uint64_t SdkRuntime::cycles() const { return state_->wafer ? state_->wafer->cycle() : 0; }

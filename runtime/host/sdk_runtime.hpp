@@ -154,9 +154,10 @@ class SdkRuntime {
 
   // Host streams at the fabric's edge, as the SdkLayout API's streams run (no memcpy firmware):
   // each stream pushes `words` as data wavelets of `color` into the edge port of fabric PE
-  // (x, y) on `side` (where the host is), or waits there for `expect` wavelets, all streams at
-  // once (the SDK's nonblocking send and receive); returns the payloads each received. A stall
-  // is a HANG HostError naming the stream.
+  // (x, y) on `side` (where the host is), or waits there for `expect` data wavelets (control
+  // wavelets that reach the edge are dropped), all streams at once (the SDK's nonblocking send
+  // and receive); returns the payloads each received. A stall is a HANG HostError naming the
+  // stream.
   struct EdgeStream {
     int x = 0, y = 0;
     emu::Direction side = emu::Direction::WEST;
@@ -169,6 +170,10 @@ class SdkRuntime {
   // Debugging (the back door; counted in the stats): the symbol on PE (x, y) of its rectangle,
   // one 32-bit word per element (16-bit elements zero-extended).
   std::vector<uint32_t> read_symbol(int x, int y, const std::string& symbol);
+  // Before load(): `words` (one per element, 16-bit elements in the low half) become the first
+  // elements of the symbol on PE (x, y) of its rectangle when load() places the programs,
+  // before any task runs (SdkLayout's set_symbol values). Checked at load.
+  void initial_symbol(int x, int y, const std::string& symbol, std::vector<uint32_t> words);
   // Registers, descriptors, tasks, queues and stats of fabric PE (x, y), as text.
   std::string dump_core(int fx, int fy) const;
 

@@ -343,6 +343,13 @@ PYBIND11_MODULE(_wsemu, m) {
              }
              return out;
            })
+      .def("initial_symbol",
+           [](Session& s, int x, int y, const std::string& name, const WordArray& words) {
+             s.call([&] {
+               s.rt().initial_symbol(x, y, name, std::vector<uint32_t>(words.data(), words.data() + words.size()));
+               return 0;
+             });
+           })
       .def("read_symbol",
            [](Session& s, int x, int y, const std::string& name) {
              std::vector<uint32_t> w = s.call([&] { return s.rt().read_symbol(x, y, name); });

@@ -159,10 +159,16 @@ TEST(CslWaveletIndexOffset, TheWaveletIndexMovesTheDsdBase) {
     half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
     const std::vector<uint32_t> tab = {1, 10, 100, 1000, 1, 10, 100, 1000};
     rt.memcpy_h2d("tab", tab, 0, 0, 2, 1, 4, half);
+    std::vector<uint32_t> tabf;
+    for (const uint32_t v : tab) tabf.push_back(std::bit_cast<uint32_t>(float(v)));
+    rt.memcpy_h2d("tabf", tabf, 0, 0, 2, 1, 4);
     launch_and_settle(rt, "send");
     std::vector<uint32_t> acc = read_back(rt, "acc", 0, 0, 2, 1, 3, half);
     for (auto& v : acc) v &= 0xFFFFu;
     EXPECT_EQ(acc, (std::vector<uint32_t>{0, 0, 0, 111, 1110, 18}));
+    // the f32 window moved by 2 * index 16-bit words: the same elements
+    const std::vector<uint32_t> accf = read_back(rt, "accf", 0, 0, 2, 1, 2);
+    EXPECT_EQ(accf, (std::vector<uint32_t>{0, 0, std::bit_cast<uint32_t>(111.0f), std::bit_cast<uint32_t>(1110.0f)}));
   }
 }
 

@@ -130,3 +130,36 @@ def test_host_streams_through_three_edges(tmp_path, rng, arch):
     np.testing.assert_array_equal(got, (a + b) & 0xFFFF)
     with pytest.raises(Exception, match="stopped"):
         runtime.send(a_stream, a)
+
+
+@pytest.mark.parametrize("arch", ["wse2", "wse3"])
+def test_ports_of_three_pes_symbols_and_switch_positions(tmp_path, rng, arch):
+    from cerebras.sdk.runtime.sdkruntimepybind import Color, Edge, Route, RoutingPosition, get_edge_routing
+
+    platform, layout = setup(arch)
+    src = layout.create_code_region(os.path.join(KERNELS, "column_send.csl"), "src", 1, 3)
+    dst = layout.create_code_region(os.path.join(KERNELS, "column_recv.csl"), "dst", 1, 3)
+    src.place(0, 0)
+    dst.place(3, 0)
+    a, b = Color("c"), Color("c")
+    src.set_param_all(a)
+    dst.set_param_all(b)
+    values = rng.integers(0, 1 << 32, (3, 2), dtype=np.uint64).astype(np.uint32)  # row y: PE y's two words
+    src.set_symbol_all("val", values, 2, 3)
+    out_port = src.create_output_port(a, Edge.RIGHT, [RoutingPosition().set_input([Route.RAMP])], 6)
+    in_port = dst.create_input_port(b, Edge.LEFT, [RoutingPosition().set_output([Route.RAMP])], 6)
+    layout.connect(out_port, in_port)
+    # an unused color painted with a switch position, the bottom edge without it
+    d = Color("d")
+    p0 = RoutingPosition().set_input([Route.WEST]).set_output([Route.RAMP])
+    p1 = RoutingPosition().set_input([Route.NORTH]).set_output([Route.RAMP])
+    dst.paint_all(d, [p0, p1], [get_edge_routing(Edge.BOTTOM, [p0])])
+    artifacts = layout.compile(out_prefix=str(tmp_path / "out"))
+    text = open(os.path.join(artifacts, "sdklayout.csl"), encoding="utf-8").read()
+    colors = "@get_color(1), .{ .routes = .{ .rx = .{ WEST }, .tx = .{ RAMP } }"
+    assert f"@set_color_config(3, 0, {colors}, .switches = .{{ .pos1 = .{{ .tx = .{{ RAMP }} }} }} }});" in text  # NORTH: off
+    assert f"@set_color_config(3, 1, {colors}, .switches = .{{ .pos1 = .{{ .rx = .{{ NORTH }}, .tx = .{{ RAMP }} }} }} }});" in text
+    assert f"@set_color_config(3, 2, {colors} }});" in text
+    runtime = run(platform, artifacts)
+    for y in range(3):
+        np.testing.assert_array_equal(runtime.read_symbol(3, y, "got", dtype="uint32"), values[y])

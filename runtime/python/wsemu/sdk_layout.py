@@ -17,16 +17,22 @@ colors, routes painted on single PEs, ports on a region's edge joined by ``conne
     runtime = SdkRuntime(artifacts, platform, memcpy_required=False)
 
 Colors are names until ``compile``: it gives each a color id (0, 1, ... in order of first use),
-the two ends of a connection the same one, and routes a connection over the fabric from the
-output port's edge to the input port's, along x first and then y (or y first where that path
-would cross itself), through any PE on the way (routers only). A stream
-(``create_input_stream(port)``, ``create_output_stream(port)``) runs straight from the fabric
-edge on its port's side to the port; ``SdkRuntime.send(stream, array)`` and
-``receive(stream, array, n)`` move its 32-bit wavelets (the host at that edge), all pending
-ones together. Coordinates are the region's own (``set_param``, ``paint``) or the fabric's
-(``place``, ``read_symbol``). Not written yet: ports of regions wider than one PE at the port's
-edge, switch positions (more than one ``RoutingPosition`` at a PE): each is a
-``NotImplementedError`` naming it.
+the two ends of a connection the same one. A port's PEs (one, or every PE of a region's edge)
+take the port's positions, the side a position leaves out filled with the port's edge, in place
+of what the region painted there; ``connect`` pairs the PEs of two ports of equal span in order
+(top to bottom, left to right) and routes each pair over the fabric from the one edge to the
+other, along x first and then y (or y first where that path would cross itself), through any PE
+on the way (routers only). Several positions at a PE are the route and its switch positions
+(``.switches`` ``pos1..pos3``, advanced by control wavelets); ``paint_all(color, positions,
+[get_edge_routing(edge, positions)])`` gives one edge's PEs their own. Directions that lead off
+the fabric are left out (no wavelet comes from there). A stream (``create_input_stream(port)``,
+``create_output_stream(port)``, one-PE ports) runs straight from the fabric edge on its port's
+side to the port; ``SdkRuntime.send(stream, array)`` and ``receive(stream, array, n)`` move its
+32-bit wavelets (the host at that edge; control wavelets that reach it are dropped), all pending
+ones together. ``set_symbol_all(name, values, width, height)`` splits a row-major height x width
+array into the region's PEs' blocks, written before any task runs. Coordinates are the region's
+own (``set_param``, ``paint``, ``IntRectangle`` ranges) or the fabric's (``place``,
+``read_symbol``).
 """
 
 import enum
@@ -34,6 +40,8 @@ import json
 import os
 import shutil
 import subprocess
+
+import numpy as np
 
 from wsemu.errors import NoHardwareError, UsageError
 
@@ -140,6 +148,35 @@ class IntVector:
         return f"IntVector({self.x}, {self.y})"
 
 
+class IntRectangle:
+    """PEs [ul.x, lr.x) x [ul.y, lr.y) of a region (lr exclusive)."""
+
+    def __init__(self, ul, lr):
+        self.ul = IntVector(*ul)
+        self.lr = IntVector(*lr)
+
+    def cells(self):
+        return [(x, y) for y in range(self.ul.y, self.lr.y) for x in range(self.ul.x, self.lr.x)]
+
+    def __repr__(self):
+        return f"IntRectangle({self.ul!r}, {self.lr!r})"
+
+
+class EdgeRouting:
+    """``get_edge_routing(edge, positions)``: the positions a ``paint_all`` gives the PEs on one
+    edge of the region instead of its own."""
+
+    def __init__(self, edge, positions):
+        if not isinstance(edge, Edge):
+            raise UsageError(f"get_edge_routing: {edge!r} is not an Edge")
+        self.edge = edge
+        self.positions = list(positions)
+
+
+def get_edge_routing(edge, positions):
+    return EdgeRouting(edge, positions)
+
+
 class Port:
     def __init__(self, region, color, edge, routes, size, is_input):
         self.region = region
@@ -170,7 +207,8 @@ class CodeRegion:
         self.height = height
         self.origin = None           # its place on the fabric
         self.params = {}             # (x, y) -> {name: value}
-        self.paints = []             # ((x, y), color, RoutingPosition)
+        self.paints = []             # ((x, y), color, [RoutingPosition, switch positions...])
+        self.symbols = []            # ((x, y), name, values)
 
     def _coords(self, call, where):
         x, y = (where.x, where.y) if isinstance(where, IntVector) else tuple(int(v) for v in where)
@@ -203,18 +241,48 @@ class CodeRegion:
     def paint(self, where, color, positions):
         self._paint(self._coords("paint", where), color, positions, "paint")
 
-    def paint_all(self, color, positions):
+    def paint_all(self, color, positions, edge_routings=()):
+        # A PE on an edge with its own routing takes that instead (a corner: the first listed).
         for pe in self._all():
-            self._paint(pe, color, positions, "paint_all")
+            chosen = positions
+            for er in edge_routings:
+                if self._on_edge(pe, er.edge):
+                    chosen = er.positions
+                    break
+            self._paint(pe, color, chosen, "paint_all")
+
+    def paint_range(self, rect, color, positions):
+        for pe in rect.cells():
+            self._paint(self._coords("paint_range", pe), color, positions, "paint_range")
+
+    def set_param_range(self, rect, name_or_color, value=None):
+        self._set([self._coords("set_param_range", pe) for pe in rect.cells()], "set_param_range", name_or_color, value)
+
+    def set_symbol_all(self, name, values, width, height):
+        """``values``: a row-major ``height`` x ``width`` array over the whole region; each PE
+        holds its block (height / region height rows of width / region width), row-major."""
+        a = np.asarray(values).reshape(int(height), int(width))
+        if height % self.height or width % self.width:
+            raise UsageError(f"set_symbol_all: a {height} x {width} array does not split over region '{self.name}' "
+                             f"({self.width} x {self.height} PEs)")
+        bh, bw = height // self.height, width // self.width
+        for (x, y) in self._all():
+            self.symbols.append(((x, y), name, a[y * bh:(y + 1) * bh, x * bw:(x + 1) * bw].reshape(-1)))
+
+    def _on_edge(self, pe, edge):
+        x, y = pe
+        return {Edge.LEFT: x == 0, Edge.RIGHT: x == self.width - 1, Edge.TOP: y == 0,
+                Edge.BOTTOM: y == self.height - 1}[edge]
 
     def _paint(self, pe, color, positions, call):
         positions = list(positions)
         if not isinstance(color, Color):
             raise UsageError(f"{call}: {color!r} is not a Color")
-        if len(positions) != 1:
-            raise NotImplementedError(f"{call}: {len(positions)} routing positions at a PE (switch positions) are not "
-                                      f"written in wsemu's SdkLayout yet; paint one")
-        self.paints.append((pe, color, positions[0]))
+        if not 1 <= len(positions) <= 4:
+            raise UsageError(f"{call}: {len(positions)} routing positions at a PE (1 to 4: the route and 3 switch "
+                             f"positions)")
+        self.paints = [p for p in self.paints if not (p[0] == pe and p[1] is color)]  # the last paint wins
+        self.paints.append((pe, color, positions))
 
     def create_input_port(self, color, edge, positions, size, *rest):
         return self._port(color, edge, positions, size, True)
@@ -226,24 +294,31 @@ class CodeRegion:
         call = "create_input_port" if is_input else "create_output_port"
         if not isinstance(color, Color) or not isinstance(edge, Edge):
             raise UsageError(f"{call}: needs a Color and an Edge")
-        across = self.height if edge in (Edge.LEFT, Edge.RIGHT) else self.width
-        if across != 1:
-            raise NotImplementedError(f"{call}: a port on an edge of {across} PEs (region '{self.name}') is not written "
-                                      f"in wsemu's SdkLayout yet; ports of one PE are")
-        return Port(self, color, edge, list(positions), int(size), is_input)
+        positions = list(positions)
+        if not 1 <= len(positions) <= 4:
+            raise UsageError(f"{call}: 1 to 4 routing positions (the route and 3 switch positions)")
+        return Port(self, color, edge, positions, int(size), is_input)
 
     def place(self, x, y):
         self.origin = (int(x), int(y))
 
-    def _port_pe(self, port):
+    def _port_pes(self, port):
+        """The fabric PEs of a port, along its edge (top to bottom, left to right)."""
         ox, oy = self.origin
         if port.edge == Edge.RIGHT:
-            return ox + self.width - 1, oy
+            return [(ox + self.width - 1, oy + y) for y in range(self.height)]
         if port.edge == Edge.LEFT:
-            return ox, oy
+            return [(ox, oy + y) for y in range(self.height)]
         if port.edge == Edge.TOP:
-            return ox, oy
-        return ox, oy + self.height - 1
+            return [(ox + x, oy) for x in range(self.width)]
+        return [(ox + x, oy + self.height - 1) for x in range(self.width)]
+
+    def _port_pe(self, port):
+        pes = self._port_pes(port)
+        if len(pes) != 1:
+            raise NotImplementedError(f"a stream through a port of {len(pes)} PEs (region '{self.name}') is not written "
+                                      f"in wsemu's SdkLayout yet (the SDK's streams use one-PE ports too)")
+        return pes[0]
 
 
 class SdkLayout:
@@ -285,22 +360,41 @@ class SdkLayout:
     def compile(self, out_prefix="out"):
         self._place()
         ids = self._color_ids()
-        routes = {}  # (x, y, color id) -> (rx, tx)
+        routes = {}  # (x, y, color id) -> [(rx, tx), switch positions...]
+        fixed = {}   # the keys set by a port or a path, and what set them
 
-        def add(x, y, cid, rx, tx, what):
+        def add(x, y, cid, positions, what, override=False):
             key = (x, y, cid)
-            if key in routes and routes[key] != (rx, tx):
-                raise UsageError(f"compile: color {cid} gets two routes at PE ({x}, {y}) ({what})")
-            routes[key] = (rx, tx)
+            if key in fixed and fixed[key][1] != positions:
+                raise UsageError(f"compile: color {cid} gets two routes at PE ({x}, {y}) ({fixed[key][0]}; {what})")
+            if override:
+                fixed[key] = (what, positions)
+            routes[key] = positions
 
         for region in self.regions:
             ox, oy = region.origin
-            for (x, y), color, pos in region.paints:
-                add(ox + x, oy + y, ids[id(color)], pos.inputs, pos.outputs, f"painted in region '{region.name}'")
+            for (x, y), color, positions in region.paints:
+                add(ox + x, oy + y, ids[id(color)], [(p.inputs, p.outputs) for p in positions],
+                    f"painted in region '{region.name}'")
+        # A port's PEs take the port's positions (its edge filling the side a position leaves out),
+        # in place of what the region painted there; a connection routes the PEs between.
+        used_ports = [p for c in self.connections for p in c] + [st.port for st in self.streams]
+        for port in {id(p): p for p in used_ports}.values():
+            side = _EDGE_SIDE[port.edge]
+            positions = [((p.inputs or [side]) if port.is_input else (p.inputs or [Route.RAMP]),
+                          (p.outputs or [Route.RAMP]) if port.is_input else (p.outputs or [side])) for p in port.routes]
+            for x, y in port.region._port_pes(port):
+                add(x, y, ids[id(port.color)], positions, f"the port of '{port.region.name}'", override=True)
         for out_port, in_port in self.connections:
             cid = ids[id(out_port.color)]
-            for (x, y), rx, tx in self._path(out_port, in_port):
-                add(x, y, cid, rx, tx, f"the connection from '{out_port.region.name}' to '{in_port.region.name}'")
+            outs, ins = out_port.region._port_pes(out_port), in_port.region._port_pes(in_port)
+            if len(outs) != len(ins):
+                raise UsageError(f"connect: the port of '{out_port.region.name}' spans {len(outs)} PEs, the port of "
+                                 f"'{in_port.region.name}' {len(ins)}")
+            for s_pe, d_pe in zip(outs, ins):
+                for (x, y), rx, tx in self._path(out_port, in_port, s_pe, d_pe):
+                    add(x, y, cid, [(rx, tx)], f"the connection from '{out_port.region.name}' to "
+                                               f"'{in_port.region.name}'", override=True)
         width = max([r.origin[0] + r.width for r in self.regions] + [x + 1 for x, _, _ in routes])
         height = max([r.origin[1] + r.height for r in self.regions] + [y + 1 for _, y, _ in routes])
         # A stream reaches the fabric edge on its port's side, one PE beyond the port at least.
@@ -314,18 +408,17 @@ class SdkLayout:
         streams = []
         for st in self.streams:
             cid = ids[id(st.port.color)]
-            cells, side = self._stream_path(st.port, width, height)
-            if not st.into_wafer:
-                cells = cells[::-1]
-            for i, cell in enumerate(cells):
-                rx = [side] if i == 0 and st.into_wafer else [Route.RAMP] if i == 0 else [_direction(cell, cells[i - 1])]
-                tx = ([side] if i == len(cells) - 1 and not st.into_wafer else [Route.RAMP] if i == len(cells) - 1
-                      else [_direction(cell, cells[i + 1])])
-                add(cell[0], cell[1], cid, rx, tx, f"stream {st.index}")
-            edge = cells[0] if st.into_wafer else cells[-1]
+            cells, side = self._stream_path(st.port, width, height)  # edge first, the port's PE last
+            for i, cell in enumerate(cells[:-1]):
+                toward_port = _direction(cell, cells[i + 1])
+                outer = side if i == 0 else _direction(cell, cells[i - 1])
+                rx, tx = ([outer], [toward_port]) if st.into_wafer else ([toward_port], [outer])
+                add(cell[0], cell[1], cid, [(rx, tx)], f"stream {st.index}", override=True)
+            edge = cells[0]
             host_edge.add((edge[0], edge[1], cid))
             streams.append({"index": st.index, "x": edge[0], "y": edge[1], "side": side.value[0], "color": cid,
                             "into_wafer": st.into_wafer})
+        routes = _inside(routes, width, height, host_edge)
         out_dir = os.path.abspath(out_prefix)
         os.makedirs(out_dir, exist_ok=True)
         layout_path = os.path.join(out_dir, "sdklayout.csl")
@@ -333,6 +426,13 @@ class SdkLayout:
             f.write(self._layout_text(width, height, ids, routes, host_edge))
         with open(os.path.join(out_dir, "sdklayout_streams.json"), "w", encoding="utf-8") as f:
             json.dump(streams, f, indent=1)
+        symbols = []
+        for region in self.regions:
+            ox, oy = region.origin
+            for (x, y), name, values in region.symbols:
+                symbols.append({"x": ox + x, "y": oy + y, "name": name, "words": [int(w) for w in _words(values)]})
+        with open(os.path.join(out_dir, "sdklayout_symbols.json"), "w", encoding="utf-8") as f:
+            json.dump(symbols, f)
         # The fabric is the layout's rectangle, so that streams meet the host at its edge.
         r = subprocess.run([_wsemu_binary(), "cslc", layout_path, f"--arch={self.platform.arch}",
                             f"--fabric-dims={width},{height}", "-o", out_dir],
@@ -397,11 +497,10 @@ class SdkLayout:
             ids[id(c)] = ids[root]
         return ids
 
-    def _path(self, out_port, in_port):
-        """The route configs of a connection: out of the output port's edge, along x then y (or y
-        then x), into the input port's PE through its edge."""
-        sx, sy = out_port.region._port_pe(out_port)
-        dx, dy = in_port.region._port_pe(in_port)
+    def _path(self, out_port, in_port, source, dest):
+        """The route configs of the PEs between an output port's PE and an input port's: out of
+        the one's edge, along x then y (or y then x), into the other through its edge."""
+        (sx, sy), (dx, dy) = source, dest
         leave, enter = _EDGE_SIDE[out_port.edge], _EDGE_SIDE[in_port.edge]
         a = (sx + _STEP[leave][0], sy + _STEP[leave][1])
         b = (dx + _STEP[enter][0], dy + _STEP[enter][1])
@@ -419,16 +518,8 @@ class SdkLayout:
         else:
             raise UsageError(f"compile: no path from '{out_port.region.name}' ({out_port.edge.name} edge) to "
                              f"'{in_port.region.name}' ({in_port.edge.name} edge) that does not cross itself")
-        out = []
-        for i, cell in enumerate(cells):
-            if i == 0:
-                rx, tx = [Route.RAMP], [_direction(cell, cells[1])]
-            elif i == len(cells) - 1:
-                rx, tx = [_direction(cell, cells[i - 1])], [Route.RAMP]
-            else:
-                rx, tx = [_direction(cell, cells[i - 1])], [_direction(cell, cells[i + 1])]
-            out.append((cell, rx, tx))
-        return out
+        return [(cell, [_direction(cell, cells[i])], [_direction(cell, cells[i + 2])])
+                for i, cell in enumerate(cells[1:-1])]
 
     def _stream_path(self, port, width, height):
         """The PEs from the fabric edge on the port's side to the port's PE, and that side."""
@@ -453,14 +544,58 @@ class SdkLayout:
                 params = region.params.get((x, y), {})
                 fields = ", ".join(f".{k} = {_csl_value(v, ids)}" for k, v in params.items())
                 lines.append(f'  @set_tile_code({ox + x}, {oy + y}, "{region.path}", .{{ {fields} }});')
-        for (x, y, cid), (rx, tx) in sorted(routes.items()):
-            rx_text = ", ".join(r.value for r in rx)
-            tx_text = ", ".join(r.value for r in tx)
-            host = ", .wsemu_host_edge = true" if (x, y, cid) in host_edge else ""
+        def side_text(name, dirs):
+            return f".{name} = .{{ {', '.join(r.value for r in dirs)} }}" if dirs else ""
+
+        for (x, y, cid), positions in sorted(routes.items()):
+            rx, tx = positions[0]
+            extra = ""
+            if len(positions) > 1:
+                pos = []
+                for k, (prx, ptx) in enumerate(positions[1:]):
+                    fields = ", ".join(t for t in (side_text("rx", prx), side_text("tx", ptx)) if t)
+                    pos.append(f".pos{k + 1} = .{{ {fields} }}")
+                extra = f", .switches = .{{ {', '.join(pos)} }}"
+            if (x, y, cid) in host_edge:
+                extra += ", .wsemu_host_edge = true"
             lines.append(f"  @set_color_config({x}, {y}, @get_color({cid}), "
-                         f".{{ .routes = .{{ .rx = .{{ {rx_text} }}, .tx = .{{ {tx_text} }} }}{host} }});")
+                         f".{{ .routes = .{{ {side_text('rx', rx)}, {side_text('tx', tx)} }}{extra} }});")
         lines.append("}")
         return "\n".join(lines) + "\n"
+
+
+def _inside(routes, width, height, host_edge):
+    """The routes with the directions that lead off the fabric left out (no wavelet comes from or
+    goes to there), but for the host edge's; a route left without an input or an output goes,
+    and a switch position left without one takes the previous position's (CSL's rule)."""
+    def keep(x, y, dirs, host):
+        out = []
+        for d in dirs:
+            if d == Route.RAMP or host:
+                out.append(d)
+                continue
+            nx, ny = x + _STEP[d][0], y + _STEP[d][1]
+            if 0 <= nx < width and 0 <= ny < height:
+                out.append(d)
+        return out
+
+    kept = {}
+    for (x, y, cid), positions in routes.items():
+        host = (x, y, cid) in host_edge
+        trimmed = [(keep(x, y, rx, host), keep(x, y, tx, host)) for rx, tx in positions]
+        if not trimmed[0][0] or not trimmed[0][1]:
+            continue
+        kept[(x, y, cid)] = trimmed
+    return kept
+
+
+def _words(values):
+    a = np.ascontiguousarray(values).reshape(-1)
+    if a.dtype.itemsize == 4:
+        return a.view(np.uint32)
+    if a.dtype.itemsize == 2:
+        return a.view(np.uint16).astype(np.uint32)
+    raise UsageError(f"set_symbol_all: values must have 16- or 32-bit elements, not {a.dtype}")
 
 
 def _direction(cell, other):

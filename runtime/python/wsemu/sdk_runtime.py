@@ -209,6 +209,13 @@ class SdkRuntime:
 
     def load(self):
         """Places the programs and routes on the wafer and starts the memcpy firmware."""
+        # SdkLayout's set_symbol values, in place before any task runs.
+        path = os.path.join(self.bindir, "sdklayout_symbols.json")
+        if os.path.isfile(path) and not self._session.loaded():
+            with open(path, encoding="utf-8") as f:
+                for sym in json.load(f):
+                    self._call(self._session.initial_symbol, sym["x"], sym["y"], sym["name"],
+                               np.asarray(sym["words"], np.uint32))
         self._call(self._session.load)
         if self._trace_request:
             env = os.environ.get

@@ -1,5 +1,5 @@
 """The SDK's `cerebras.geometry.geometry` names, served by wsemu."""
 
-from wsemu.sdk_layout import IntVector  # noqa: F401
+from wsemu.sdk_layout import IntRectangle, IntVector  # noqa: F401
 
-__all__ = ["IntVector"]
+__all__ = ["IntVector", "IntRectangle"]
