@@ -276,8 +276,6 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
           if (!op.empty()) fail(s.span, "'" + s.assign_op + "' cannot be applied to a DSD");
           if (target.global && target.dsd && resolve_fabric(*g.p, *target.dsd).kind == "d2h_fifo")
             fail(s.span, "unsupported: changing DSD variable '" + t.text + "', which streams to the host (MEMCPYD2H_1): wsemu's host stream is the firmware's FIFO, whose length is set by each push");
-          if (target.global && target.dsd && resolve_fabric(*g.p, *target.dsd).kind == "d2h_fifo")
-            fail(s.span, "unsupported: changing DSD variable '" + t.text + "', which streams to the host (MEMCPYD2H_1): wsemu's host stream is the firmware's FIFO, whose length is set by each push");
           const Expr& rhs = *s.value;
           if (rhs.kind == ExprKind::BUILTIN && (rhs.text == "increment_dsd_offset" || rhs.text == "set_dsd_base_addr" ||
                                                 rhs.text == "set_dsd_length" || rhs.text == "set_dsd_stride")) {
