@@ -1,6 +1,6 @@
 """The SDK's Python layout API (``SdkLayout``), written for wsemu from the way the SDK's
-sdklayout tutorials call it: code regions of PEs running one CSL file, their params and
-colors, routes painted on single PEs, ports on a region's edge joined by ``connect``, and
+sdklayout tutorials call it: code regions of PEs running one CSL file, their params, colors,
+symbols and painted routes, ports on a region's edge joined by ``connect``, host streams, and
 ``compile``, which writes a CSL layout file of these and compiles it with ``wsemu cslc``.
 
     platform = get_platform(cmaddr, SimfabConfig(), SdkTarget.WSE3)
@@ -52,8 +52,9 @@ class SdkTarget(enum.Enum):
 
 
 class SimfabConfig:
-    """The simulator's options; wsemu takes ``dump_core`` and ``num_threads`` and ignores the rest
-    (its runs are deterministic and need no simulator settings)."""
+    """The simulator's options, accepted and kept, not used: wsemu writes a core dump when asked
+    (``SdkRuntime.dump_core``), and its thread count is SdkRuntime's ``threads`` (results are
+    the same for any)."""
 
     def __init__(self, dump_core=False, num_threads=None, **others):
         self.dump_core = bool(dump_core)
