@@ -1,5 +1,6 @@
 // The layout block's builtins (@set_rectangle, @set_tile_code, @set_color_config, @export_name,
 // @get_rectangle) and the generated `.wsl` layout that places the program classes.
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -51,16 +52,25 @@ void Compiler::parse_color_config(const Value& cfg, Span at, RouteConfig& rc) {
       if (v.k != Value::K::STRUCT) fail(at, ".switches must be a struct");
       rc.pos_rx.assign(3, {});
       rc.pos_tx.assign(3, {});
+      size_t first_invalid = 3;  // the lowest position marked .{ .invalid = true }
       for (size_t j = 0; j < v.st->names.size(); ++j) {
         const std::string& sk = v.st->names[j];
         const Value& sv = v.st->values[j];
         if (sk == "pos1" || sk == "pos2" || sk == "pos3") {
           const size_t p = size_t(sk[3] - '1');
-          if (sv.k != Value::K::STRUCT) fail(at, "." + sk + " must be .{ .rx = ... } or .{ .tx = ... }");
+          if (sv.k != Value::K::STRUCT) fail(at, "." + sk + " must be .{ .rx = ... }, .{ .tx = ... } or .{ .invalid = true }");
           for (size_t q = 0; q < sv.st->names.size(); ++q) {
             if (sv.st->names[q] == "rx") rc.pos_rx[p] = directions(sv.st->values[q], at, "." + sk + ".rx");
             else if (sv.st->names[q] == "tx") rc.pos_tx[p] = directions(sv.st->values[q], at, "." + sk + ".tx");
-            else fail(at, "unknown field ." + sv.st->names[q] + " of ." + sk);
+            else if (sv.st->names[q] == "invalid") {
+              // An invalid position is one the switch never takes (the hardware's code 5, "INVALID"):
+              // the same as leaving it out, while every position after it is left out too.
+              if (!to_bool(sv.st->values[q], at, "." + sk + ".invalid")) fail(at, "." + sk + ".invalid must be true");
+              if (sv.st->names.size() != 1) fail(at, "." + sk + " is .{ .invalid = true } alone, without .rx or .tx");
+              first_invalid = std::min(first_invalid, p);
+            } else {
+              fail(at, "unknown field ." + sv.st->names[q] + " of ." + sk + " (rx, tx, invalid)");
+            }
           }
         } else if (sk == "ring_mode") {
           rc.ring_mode = to_bool(sv, at, ".ring_mode");
@@ -80,6 +90,10 @@ void Compiler::parse_color_config(const Value& cfg, Span at, RouteConfig& rc) {
           fail(at, "unsupported: switch setting ." + sk);
         }
       }
+      for (size_t p = first_invalid + 1; p < 3; ++p)
+        if (!rc.pos_rx[p].empty() || !rc.pos_tx[p].empty())
+          fail(at, "unsupported: switch position " + std::to_string(p + 1) + " after the invalid position " +
+                       std::to_string(first_invalid + 1) + " (an invalid position is supported only after the last valid one)");
     } else if (k == "filter") {
       if (v.k != Value::K::STRUCT) fail(at, ".filter must be .{ .kind = .{ .range = true }, .min_idx = A, .max_idx = B }");
       const Value* kind = v.st->find("kind");
@@ -272,13 +286,19 @@ std::string Compiler::write_layout() {
                            " tx " + set(rc.host_edge ? rc.tx : inside(rc.tx));
         if (!rc.pos_rx.empty()) {
           line += " switch {";
+          // A CSL position changes one side and keeps the other as the previous position left
+          // it (the hardware moves an input and an output position; the SDK's cholesky and
+          // fft-1d-2d go pos1 tx E, pos2 rx RAMP to send east only, and hypersparse-spmv says
+          // "first change tx ..., then change rx"). The .wsl line takes position 0's for a side
+          // it leaves out, so both sides are written out.
+          std::string rx = set(rc.rx), tx = set(inside(rc.tx));
           for (size_t p = 0; p < 3; ++p) {
             if (rc.pos_rx[p].empty() && rc.pos_tx[p].empty()) continue;
-            line += " pos" + std::to_string(p + 1);
-            if (!rc.pos_rx[p].empty()) line += " rx " + set(rc.pos_rx[p]);
+            if (!rc.pos_rx[p].empty()) rx = set(rc.pos_rx[p]);
             // (an empty set here would mean "as position 0", so a position left with no
             // direction inside keeps its own and the layout checker names it)
-            if (!rc.pos_tx[p].empty()) line += " tx " + set(inside(rc.pos_tx[p]).empty() ? rc.pos_tx[p] : inside(rc.pos_tx[p]));
+            if (!rc.pos_tx[p].empty()) tx = set(inside(rc.pos_tx[p]).empty() ? rc.pos_tx[p] : inside(rc.pos_tx[p]));
+            line += " pos" + std::to_string(p + 1) + " rx " + rx + " tx " + tx;
           }
           if (rc.current_switch_pos) line += " current " + std::to_string(rc.current_switch_pos);
           if (rc.ring_mode) line += " ring";
