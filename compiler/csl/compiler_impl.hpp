@@ -186,6 +186,7 @@ class Compiler {
   Value unary(const std::string& op, Value a, Span at, Ctx& ctx);
   Flow exec(const Stmt& s, Ctx& ctx, Value* ret);
   Flow exec_block(const std::vector<StmtPtr>& body, Ctx& ctx, Value* ret);
+  Flow exec_for_each(const Stmt& s, Ctx& ctx, Value* ret);  // comptime `for (array) |elem, i|`
   Value call(const Value& callee, const std::vector<const Expr*>& args, Span at, Ctx& ctx);
   Value call_comptime(const Value& fn, std::vector<Value> args, Span at, Ctx& ctx);
   void declare_var(const Stmt& s, Ctx& ctx);

@@ -1,6 +1,6 @@
 // Comptime statements and calls: a comptime function call (its own scope, its parameters
 // coerced), blocks, comptime locals, and the statements of comptime blocks and comptime
-// functions (if, while, for over @range, assignment to a comptime local), within the step limit.
+// functions (if, while, for over @range or a comptime array, assignment to a comptime local), within the step limit.
 // Run-time statements are codegen's (statements.cpp).
 #include <algorithm>
 
@@ -196,8 +196,9 @@ Flow Compiler::exec(const Stmt& s, Ctx& ctx, Value* ret) {
       return Flow::NORMAL;
     }
     case StmtKind::FOR: {
-      if (s.iterables.size() != 1 || s.iterables[0]->kind != ExprKind::BUILTIN || s.iterables[0]->text != "range")
-        fail(s.span, "unsupported: comptime 'for' over anything but @range(...)");
+      if (s.iterables.size() != 1) fail(s.span, "unsupported: a 'for' over more than one sequence");
+      if (s.iterables[0]->kind != ExprKind::BUILTIN || s.iterables[0]->text != "range")
+        return exec_for_each(s, ctx, ret);
       const Expr& r = *s.iterables[0];
       if (r.args.size() < 2 || r.args.size() > 4) fail(r.span, "@range takes (type, end), (type, start, end) or (type, start, end, step)");
       TypeRef t = eval_type(*r.args[0], ctx);
@@ -232,6 +233,41 @@ Flow Compiler::exec(const Stmt& s, Ctx& ctx, Value* ret) {
       return Flow::RETURN;
     case StmtKind::BREAK: return Flow::BREAK;
     case StmtKind::CONTINUE: return Flow::CONTINUE;
+  }
+  return Flow::NORMAL;
+}
+
+// `for (seq) |elem, i|` at comptime, seq a comptime array of one dimension or a tuple (`.{...}`):
+// the body once per element, elem its value and i its index as a comptime_int (usize in Zig).
+// A capture `_` is not bound. The SDK's layouts loop so over `@zeros([W]u8)` to get 0..W-1.
+Flow Compiler::exec_for_each(const Stmt& s, Ctx& ctx, Value* ret) {
+  const Expr& seq_expr = *s.iterables[0];
+  const Value seq = eval_comptime(seq_expr, ctx, "the sequence of a comptime 'for'");
+  const bool array = seq.type && seq.type->kind == TK::ARRAY;
+  if (seq.k != Value::K::STRUCT || (array && seq.type->dims.size() != 1))
+    fail(seq_expr.span, array ? "unsupported: a comptime 'for' over an array of more than one dimension"
+                              : "a 'for' runs over @range(...), a comptime array or a tuple");
+  if (s.captures.empty() || s.captures.size() > 2) fail(s.span, "a 'for' over an array has one or two captures: |element| or |element, index|");
+  const bool splat = array && seq.i == 1 && seq.st->values.size() == 1;
+  const int64_t n = array ? seq.type->dims[0] : int64_t(seq.st->values.size());
+  const int64_t limit = opt.max_comptime_steps > 0 ? opt.max_comptime_steps : kMaxComptimeSteps;
+  for (int64_t i = 0; i < n; ++i) {
+    if (++comptime_steps > limit) fail(s.span, "comptime loop runs too long");
+    Scope local;
+    local.parent = ctx.scope;
+    auto bind = [&](const std::string& name, Value v) {
+      if (name == "_") return;
+      Binding b;
+      b.value = std::move(v);
+      local.names[name] = b;
+    };
+    bind(s.captures[0], seq.st->values[splat ? 0 : size_t(i)]);
+    if (s.captures.size() == 2) bind(s.captures[1], make_int(i));
+    Ctx inner = ctx;
+    inner.scope = &local;
+    const Flow f = exec_block(s.body, inner, ret);
+    if (f == Flow::BREAK) break;
+    if (f == Flow::RETURN) return f;
   }
   return Flow::NORMAL;
 }

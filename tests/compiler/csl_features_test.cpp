@@ -123,13 +123,14 @@ TEST(CslHalf, ScalarArithmeticRoundsEachOperationToF16) {
 
 // Comptime assignment to array elements and struct fields (tests/compiler/programs/
 // comptime_assign): the arrays the comptime functions fill, worked out by hand; the address of a
-// const comptime array.
+// const comptime array; comptime `for` over an array (element and index), a tuple and @zeros.
 TEST(CslComptimeAssign, ElementsAndFieldsOfComptimeLocals) {
   std::vector<int32_t> tab;
   for (int k = 0; k < 8; ++k) tab.push_back(k * k - 3);
   tab[7] += 100;
   const std::vector<float> grid = {1.5f, 4.5f, 1.5f, 1.5f, 1.5f, -4.0f};
   const std::vector<int32_t> fields = {5, 10, 11};
+  const std::vector<int32_t> each = {3 * 0 - 1 * 1 + 7 * 2 + 2 * 3, 1, 10 + 20 + 5, 5};
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
     SdkRuntime rt(executable_of(compile_program("comptime_assign", {}, arch)));
@@ -140,6 +141,8 @@ TEST(CslComptimeAssign, ElementsAndFieldsOfComptimeLocals) {
     for (int i = 0; i < 8; ++i) EXPECT_EQ(int32_t(got_tab[size_t(i)]), tab[size_t(i)]) << "tab[" << i << "]";
     for (int i = 0; i < 6; ++i) EXPECT_EQ(std::bit_cast<float>(got_grid[size_t(i)]), grid[size_t(i)]) << "grid element " << i;
     for (int i = 0; i < 3; ++i) EXPECT_EQ(int32_t(got_fields[size_t(i)]), fields[size_t(i)]) << "fields[" << i << "]";
+    std::vector<uint32_t> got_each = read_back(rt, "each", 0, 0, 1, 1, 4);
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(int32_t(got_each[size_t(i)]), each[size_t(i)]) << "each[" << i << "]";
     rt.launch("run");
     std::vector<uint32_t> copied = read_back(rt, "copied", 0, 0, 1, 1, 8);
     for (int i = 0; i < 8; ++i) EXPECT_EQ(int32_t(copied[size_t(i)]), tab[size_t(i)]) << "copied[" << i << "] (through &squares_c)";
