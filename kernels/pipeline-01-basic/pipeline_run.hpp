@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "runtime/host/sdk_runtime.hpp"
@@ -15,18 +16,20 @@
 namespace wsemu::testing {
 
 // Returns what came back (as many elements as went in); `cycles`, when given, gets the
-// runtime's cycle count after the run.
+// runtime's cycle count after the run. The assembly kernels stream into rect `pipe` and out of
+// rect `sink`; a CSL version has one rectangle (`kernel`), its sink at x = `sink_x`.
 inline std::vector<uint32_t> stream_through(const compiler::Executable& exe, const std::vector<uint32_t>& in,
-                                            uint64_t* cycles = nullptr) {
+                                            uint64_t* cycles = nullptr, const std::string& pipe = "pipe",
+                                            const std::string& sink = "sink", int sink_x = 0) {
   runtime::host::SdkRuntime rt(exe);
   rt.load();
   runtime::host::MemcpyOptions stream;
   stream.streaming = true;
   const int size = static_cast<int>(in.size());
   rt.launch("start");
-  rt.memcpy_h2d("pipe", in, 0, 0, 1, 1, size, stream);
+  rt.memcpy_h2d(pipe, in, 0, 0, 1, 1, size, stream);
   rt.launch("drain");
-  std::vector<uint32_t> out = read_back(rt, "sink", 0, 0, 1, 1, size, stream);
+  std::vector<uint32_t> out = read_back(rt, sink, sink_x, 0, 1, 1, size, stream);
   if (cycles) *cycles = rt.cycles();
   return out;
 }

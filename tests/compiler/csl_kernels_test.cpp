@@ -1,0 +1,79 @@
+// CSL versions of kernels/ whose assembly versions run on the same host calls: each test runs
+// both on the same inputs, checks both against the kernel's own independent reference (worked in
+// C++ here: x + 1, the fp32 sum in stream order, a filter's quarter of the stream, ...) and the
+// two outputs against each other, and prints both cycle counts (the kernel README's row).
+#include <bit>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/pipeline-01-basic/pipeline_run.hpp"
+#include "runtime/host/host_error.hpp"
+#include "runtime/host/sdk_runtime.hpp"
+#include "tests/compiler/csl_test_support.hpp"
+#include "tests/e2e/host_calls.hpp"
+#include "tests/e2e/kernel_harness.hpp"
+
+namespace wsemu::testing {
+namespace {
+
+using runtime::host::SdkRuntime;
+
+compiler::Executable compile_kernel_csl(const std::string& folder, std::vector<std::pair<std::string, std::string>> params,
+                                        const std::string& arch, CslPlacement at) {
+  return executable_of(compile_csl_kernel(source_dir() + "/kernels/" + folder + "/csl/layout.csl", std::move(params), arch, at,
+                                          "wsemu-csl-" + folder + "-" + arch));
+}
+
+std::vector<uint32_t> u16_stream(int size, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::vector<uint32_t> in(static_cast<size_t>(size));
+  for (uint32_t& x : in) x = gen() & 0xFFFF;
+  in.back() = 0xFFFF;  // wraps to 0
+  return in;
+}
+
+compiler::Executable pipeline_02_csl(int size, int fifo_cap, const std::string& arch) {
+  return compile_kernel_csl("pipeline-02-fifo", {{"SIZE", std::to_string(size)}, {"FIFO_CAP", std::to_string(fifo_cap)}}, arch,
+                            {4, 3, 1, 1});
+}
+
+// pipeline-02: x + 1 (u16, wrapping) through the FIFO, with pipeline-01's host calls (launch
+// `start`, stream in, launch `drain`, stream out), sizes as the assembly kernel's test. The CSL
+// stream has its own color and input queue 2 (4 wavelets deep on wse2, where the assembly
+// version's input queue 1 holds 6), so on wse2 the path beside the FIFO holds 4 + 6 + 3 + 4 = 17
+// (pipeline-01's README counts the assembly version's 19): one more hangs. The assembly kernel
+// is wse2 only; the CSL one runs on wse3 as well.
+TEST(CslPipeline02, FifoBetweenTwoMicrothreadsAddsOne) {
+  struct Size {
+    int size, fifo_cap;
+  };
+  for (const std::string arch : {"wse2", "wse3"})
+    for (Size c : {Size{32, 32}, Size{40, 32}, Size{24, 16}, Size{17 + 16, 16}}) {
+      SCOPED_TRACE(arch + " size " + std::to_string(c.size) + ", FIFO " + std::to_string(c.fifo_cap));
+      const std::vector<uint32_t> in = u16_stream(c.size, uint32_t(2000 + c.size));
+      uint64_t cycles = 0;
+      const std::vector<uint32_t> out = stream_through(pipeline_02_csl(c.size, c.fifo_cap, arch), in, &cycles, "kernel", "kernel", 1);
+      for (size_t i = 0; i < in.size(); ++i) ASSERT_EQ(out[i], (in[i] + 1) & 0xFFFF) << "element " << i;
+      if (arch != "wse2") continue;
+      uint64_t cycles_asm = 0;
+      const std::vector<uint32_t> out_asm = stream_through(
+          build_kernel("pipeline-02-fifo", {{"SIZE", c.size}, {"FIFO_CAP", c.fifo_cap}}), in, &cycles_asm);
+      EXPECT_EQ(out, out_asm);
+      std::printf("pipeline-02 %s size %d, FIFO %d: cycles CSL %llu, assembly %llu\n", arch.c_str(), c.size, c.fifo_cap,
+                  (unsigned long long)cycles, (unsigned long long)cycles_asm);
+    }
+}
+
+TEST(CslPipeline02, OneMoreThanFifoPlusPathHangs) {
+  try {
+    stream_through(pipeline_02_csl(17 + 16 + 1, 16, "wse2"), u16_stream(17 + 16 + 1, 2034), nullptr, "kernel", "kernel", 1);
+    FAIL() << "expected a hang";
+  } catch (const runtime::host::HostError& e) {
+    EXPECT_EQ(e.kind(), runtime::host::HostError::Kind::HANG) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace wsemu::testing
