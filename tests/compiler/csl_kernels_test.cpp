@@ -75,5 +75,42 @@ TEST(CslPipeline02, OneMoreThanFifoPlusPathHangs) {
   }
 }
 
+// topic-05: the receiver's sum, closed by the sentinel's control task, against the fp32 sum in
+// stream order (and the double sum within 1e-5 * N); the count must be N. The same host calls as
+// the assembly kernel's test (copy `values` in, launch `send`, read `result` and `count`); the
+// assembly kernel is wse2 only.
+TEST(CslTopic05, SentinelClosesTheSum) {
+  for (const std::string arch : {"wse2", "wse3"})
+    for (int n : {4, 1, 37}) {
+      SCOPED_TRACE(arch + " N=" + std::to_string(n));
+      const xt::xarray<float> values = random_array({size_t(n)}, uint32_t(500 + n));
+      float in_order = 0;
+      double exact = 0;
+      for (float v : values) {
+        in_order += v;
+        exact += v;
+      }
+      auto run = [&](const compiler::Executable& exe, uint64_t& cycles) {
+        SdkRuntime rt(exe);
+        rt.load();
+        rt.memcpy_h2d("values", words(values), 0, 0, 1, 1, n);
+        rt.launch("send");
+        std::vector<uint32_t> out = read_back(rt, "result", 1, 0, 1, 1, 1);
+        out.push_back(read_back(rt, "count", 1, 0, 1, 1, 1)[0]);
+        cycles = rt.cycles();
+        return out;
+      };
+      uint64_t cycles = 0, cycles_asm = 0;
+      const std::vector<uint32_t> got = run(compile_kernel_csl("topic-05-sentinels", {{"N", std::to_string(n)}}, arch, {4, 3, 1, 1}), cycles);
+      EXPECT_EQ(got[1], uint32_t(n));
+      EXPECT_EQ(std::bit_cast<float>(got[0]), in_order);
+      EXPECT_NEAR(std::bit_cast<float>(got[0]), exact, 1e-5 * n);
+      if (arch != "wse2") continue;
+      EXPECT_EQ(run(build_kernel("topic-05-sentinels", {{"N", n}}), cycles_asm), got);
+      std::printf("topic-05 %s N=%d: cycles CSL %llu, assembly %llu\n", arch.c_str(), n, (unsigned long long)cycles,
+                  (unsigned long long)cycles_asm);
+    }
+}
+
 }  // namespace
 }  // namespace wsemu::testing
