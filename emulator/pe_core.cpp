@@ -140,13 +140,36 @@ PeCore::CycleResult PeCore::step(const Context& ctx) {
     land_arrivals(ctx);
     r.progressed = true;  // a wavelet on the ramp down is time-bound work
   }
+  // The SDK's microthread priority: high microthreads are served first, then medium, then the
+  // main thread's instruction or op, then low ones (the default); equal priorities by id. An
+  // idle main thread's task pick comes last, so it sees every completion of this cycle.
+  uint32_t above_main = 0, below_main = 0;
   for (uint32_t m = ops_active & 0xFFu; m; m &= m - 1) {
     const int ut = __builtin_ctz(m);
-    executing_pc = ops[ut].pc;
-    step_op(ut, ctx, r);
+    if (ops[ut].async.priority == isa::Priority::LOW)
+      below_main |= 1u << ut;
+    else
+      above_main |= 1u << ut;
   }
+  const auto step_microthreads = [&](uint32_t mask) {
+    for (uint32_t m = mask; m; m &= m - 1) {
+      const int ut = __builtin_ctz(m);
+      executing_pc = ops[ut].pc;
+      step_op(ut, ctx, r);
+    }
+    executing_pc = -1;
+  };
+  for (const isa::Priority level : {isa::Priority::HIGH, isa::Priority::MEDIUM}) {
+    uint32_t at_level = 0;
+    for (uint32_t m = above_main; m; m &= m - 1)
+      if (ops[size_t(__builtin_ctz(m))].async.priority == level) at_level |= m & -m;
+    step_microthreads(at_level);
+  }
+  const bool main_occupied = main.running || main.in_sync_op || main.busy_until > ctx.now;
+  if (main_occupied) step_main(ctx, r);
   executing_pc = -1;
-  step_main(ctx, r);
+  step_microthreads(below_main);
+  if (!main_occupied) step_main(ctx, r);
   executing_pc = -1;
   for (uint32_t m = oq_nonempty | oq_flushing_mask(); m; m &= m - 1) {
     OutputQueue& out = oq[__builtin_ctz(m)];

@@ -107,6 +107,8 @@ std::string instruction_text(const Instruction& insn, const ProgramNames& names)
   if (is_vector(in.timing)) {
     const AsyncSpec& a = insn.async;
     if (a.microthread != 0) out += fmt::format(", ut={}", a.microthread);
+    if (a.priority == Priority::MEDIUM) out += ", priority=medium";
+    if (a.priority == Priority::HIGH) out += ", priority=high";
     if (a.on_done == OnDone::ACTIVATE) out += fmt::format(", activate={}", names.task(a.task));
     if (a.on_done == OnDone::UNBLOCK) out += fmt::format(", unblock={}", names.task(a.task));
   }

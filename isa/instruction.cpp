@@ -8,8 +8,8 @@ namespace wsemu::isa {
 namespace {
 
 constexpr int kOpcodeBits = 16;
-constexpr int kAsyncBits = 12;  // 1 async + 3 microthread + 2 on_done + 6 task
-static_assert(kAsyncBits == 1 + 3 + 2 + 6, "the completion field of vector operations");
+constexpr int kAsyncBits = 14;  // 1 async + 3 microthread + 2 on_done + 6 task + 2 priority
+static_assert(kAsyncBits == 1 + 3 + 2 + 6 + 2, "the completion field of vector operations");
 
 constexpr InsnInfo make_info(Opcode id, std::string_view mnem, uint16_t enc, Timing t,
                              std::string_view desc, std::initializer_list<OperandKind> ops,
@@ -270,6 +270,7 @@ std::string validate(const Instruction& insn) {
     if (a.microthread > 7) return fmt::format("{}: microthread {} (0..7)", in.mnemonic, a.microthread);
     if (a.task >= kNumTaskIds) return fmt::format("{}: completion task {} (0..63)", in.mnemonic, a.task);
     if (static_cast<int>(a.on_done) > 2) return fmt::format("{}: bad completion action", in.mnemonic);
+    if (static_cast<int>(a.priority) > 2) return fmt::format("{}: bad microthread priority", in.mnemonic);
   } else if (insn.async != AsyncSpec{}) {
     return fmt::format("{}: only vector operations take async options", in.mnemonic);
   }
@@ -286,6 +287,7 @@ uint64_t encode(const Instruction& insn) {
     w.put(insn.async.microthread, 3);
     w.put(static_cast<uint64_t>(insn.async.on_done), 2);
     w.put(insn.async.task, 6);
+    w.put(static_cast<uint64_t>(insn.async.priority), 2);
   }
   return w.word;
 }
@@ -307,6 +309,9 @@ std::optional<Instruction> decode(uint64_t word) {
     if (action > 2) return std::nullopt;
     insn.async.on_done = static_cast<OnDone>(action);
     insn.async.task = static_cast<uint8_t>(r.get(6));
+    const uint64_t priority = r.get(2);
+    if (priority > 2) return std::nullopt;
+    insn.async.priority = static_cast<Priority>(priority);
   }
   // Bits above the last field must be zero: one word, one meaning.
   if (r.pos < 64 && (word >> r.pos) != 0) return std::nullopt;

@@ -111,12 +111,17 @@ const InsnInfo* find_encoding(uint16_t encoding);          // nullptr when unkno
 // What an asynchronous vector operation does to a task when it completes.
 enum class OnDone : uint8_t { NONE = 0, ACTIVATE = 1, UNBLOCK = 2 };
 
+// Microthread priority of an asynchronous vector operation (the SDK's `.priority`): where a
+// cycle serves its microthread against the others and the main thread (emulator/README.md).
+enum class Priority : uint8_t { LOW = 0, MEDIUM = 1, HIGH = 2 };
+
 // Completion field of vector operations.
 struct AsyncSpec {
   bool async = false;     // false: the main thread runs the op to the end before going on
   uint8_t microthread = 0;  // 0..7 (WSE-3 explicit ut; WSE-2 ignores it, the queue implies it)
   OnDone on_done = OnDone::NONE;
   uint8_t task = 0;  // task id the completion activates or unblocks
+  Priority priority = Priority::LOW;  // the hardware's default
   friend bool operator==(const AsyncSpec&, const AsyncSpec&) = default;
 };
 

@@ -59,7 +59,7 @@ std::string instruction_syntax(const InsnInfo& in) {
   if (vector) out += "[.async]";
   for (int i = 0; i < in.num_operands; ++i)
     out += fmt::format("{}{}", i ? ", " : " ", operand_kind_name(in.operands[static_cast<size_t>(i)]));
-  if (vector) out += "[, ut=N][, activate=T|unblock=T]";
+  if (vector) out += "[, ut=N][, priority=P][, activate=T|unblock=T]";
   return out;
 }
 

@@ -62,6 +62,15 @@ Value comptime_options(Compiler& c, const Expr& options, const std::string& op, 
   return o;
 }
 
+// `.priority = .{ .high = true }` (or .medium, .low): the assembler's priority= level.
+std::string microthread_priority(const Value& v, Span at) {
+  if (v.k != Value::K::STRUCT || !v.st || v.st->names.size() != 1 ||
+      (v.st->names[0] != "high" && v.st->names[0] != "medium" && v.st->names[0] != "low") ||
+      v.st->values[0].k != Value::K::BOOL || v.st->values[0].i == 0)
+    fail(at, ".priority needs one of .{ .high = true }, .{ .medium = true }, .{ .low = true }, found " + v.str());
+  return v.st->names[0];
+}
+
 }  // namespace
 
 void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
@@ -256,13 +265,20 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
       } else if (k == "ut_id") {
         if (v.k != Value::K::UT_ID) fail(options->span, ".ut_id needs a microthread id (@get_ut_id)");
         suffix = ", ut=" + std::to_string(v.i) + suffix;
-      } else if (k == "priority" || k == "on_control") {
+      } else if (k == "priority") {
+        // WSE-2 names the microthread priority on the op; WSE-3 on the fabin DSD or FIFO (the
+        // SDK's DSDs page, 'Microthread Priority').
+        if (ctx.gen->p->arch == "wse3")
+          fail(options->span, "on wse3 the microthread priority is a property of the fabin DSD or FIFO, "
+                              "not an option of @" + n + " (unsupported in wsemu there)");
+        suffix += ", priority=" + microthread_priority(v, options->span);
+      } else if (k == "on_control") {
         fail(options->span, "unsupported: option ." + k + " of @" + n);
       } else {
-        fail(options->span, "unknown option ." + k + " of @" + n + " (async, activate, unblock, ut_id)");
+        fail(options->span, "unknown option ." + k + " of @" + n + " (async, activate, unblock, ut_id, priority)");
       }
     }
-    if (!is_async && !suffix.empty()) fail(options->span, ".activate, .unblock and .ut_id need .async = true");
+    if (!is_async && !suffix.empty()) fail(options->span, ".activate, .unblock, .ut_id and .priority need .async = true");
     // wse3: an async op without a .ut_id runs on its fabric operand's queue's microthread, as
     // the SDK documents (topic-15), not on microthread 0 (the memcpy firmware's). So does one
     // into the host stream on wse2: its fabout's queue names the microthread, but the firmware

@@ -207,7 +207,7 @@ bool Assembler::encode_instruction(const InsnStmt& is, uint64_t& word) {
 
   // Trailing options of vector operations.
   int options_col = 0;
-  bool have_ut = false, have_done = false;
+  bool have_ut = false, have_done = false, have_priority = false;
   while (cur.accept(",")) {
     const Token* key = cur.peek();
     if (!is_vector(in.timing)) {
@@ -216,8 +216,8 @@ bool Assembler::encode_instruction(const InsnStmt& is, uint64_t& word) {
       return false;
     }
     if (!key || key->kind != TokenKind::IDENT || !cur.peek(1) || !cur.peek(1)->is("=") ||
-        (key->text != "ut" && key->text != "activate" && key->text != "unblock")) {
-      error(cur.col(), fmt::format("expected ut=N, activate=TASK or unblock=TASK after the operands of {} "
+        (key->text != "ut" && key->text != "priority" && key->text != "activate" && key->text != "unblock")) {
+      error(cur.col(), fmt::format("expected ut=N, priority=P, activate=TASK or unblock=TASK after the operands of {} "
                                    "(it takes {} operands), found {}",
                                    mnem, in.num_operands, cur.describe_next()));
       return false;
@@ -234,6 +234,19 @@ bool Assembler::encode_instruction(const InsnStmt& is, uint64_t& word) {
       have_ut = true;
       if (!parse_int_in(cur, 0, 7, "microthread", v)) return false;
       insn.async.microthread = static_cast<uint8_t>(v);
+    } else if (key->text == "priority") {
+      const Token* level = cur.peek();
+      if (have_priority) {
+        error(key->col, "priority= is given twice");
+        return false;
+      }
+      have_priority = true;
+      if (!level || !(level->is_ident("high") || level->is_ident("medium") || level->is_ident("low"))) {
+        error(cur.col(), fmt::format("priority= takes high, medium or low, found {}", cur.describe_next()));
+        return false;
+      }
+      insn.async.priority = level->text == "high" ? Priority::HIGH : level->text == "medium" ? Priority::MEDIUM : Priority::LOW;
+      cur.next();
     } else {
       if (have_done) {
         error(key->col, "only one of activate= and unblock= may be given");
@@ -250,7 +263,7 @@ bool Assembler::encode_instruction(const InsnStmt& is, uint64_t& word) {
     return false;
   }
   if (options_col && !is.async) {
-    error(options_col, fmt::format("ut=, activate= and unblock= need the asynchronous form: {}.async", mnem));
+    error(options_col, fmt::format("ut=, priority=, activate= and unblock= need the asynchronous form: {}.async", mnem));
     return false;
   }
   insn.async.async = is.async;

@@ -127,6 +127,33 @@ TEST(CslLoadToDsr, MicrothreadAndActivationOfTheOpOnTheDsr) {
   EXPECT_EQ(done[0], 42u);
 }
 
+// `.priority` of async ops (tests/compiler/programs/priority, the form of the SDK's WSE-2
+// spmv-hypersparse): the ops carry their level to the ISA and compute what plain copies do,
+// done = src[0] + src[3] = 7 + 40. On wse3 the SDK puts the priority on the fabin DSD or FIFO,
+// so the op's option is an error at its options.
+TEST(CslPriority, AsyncOpsCarryTheirLevelOnWse2AndAreRefusedOnWse3) {
+  const std::string layout = source_dir() + "/tests/compiler/programs/priority/layout.csl";
+  auto r = compile_csl_kernel(layout, {}, "wse2", {3, 3, 1, 1}, "wsemu-csl-priority-wse2");
+  ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+  const std::string& code = r.programs.at("pe_0.wsa");
+  EXPECT_EQ(count(code, "priority=high, activate=11"), 1u) << code;
+  EXPECT_EQ(count(code, "priority=medium, activate=12"), 1u) << code;
+  SdkRuntime rt(*r.executable);
+  rt.load();
+  const std::vector<uint32_t> src = {7, 20, 30, 40};
+  rt.memcpy_h2d("src", src, 0, 0, 1, 1, 4);
+  launch_and_settle(rt, "run");
+  EXPECT_EQ(read_back(rt, "dst", 0, 0, 1, 1, 4), src);
+  EXPECT_EQ(read_back(rt, "done", 0, 0, 1, 1, 1)[0], 47u);
+
+  auto r3 = compile_csl_kernel(layout, {}, "wse3", {3, 3, 1, 1}, "wsemu-csl-priority-wse3");
+  ASSERT_FALSE(r3.ok());
+  EXPECT_EQ(r3.diagnostics[0].line, 25) << r3.diagnostics[0].to_string();
+  EXPECT_NE(r3.diagnostics[0].message.find("on wse3 the microthread priority is a property of the fabin DSD or FIFO"),
+            std::string::npos)
+      << r3.diagnostics[0].to_string();
+}
+
 // @load_to_dsr's .activate stays with the DSR for the async op of either branch (tests/compiler/
 // programs/dsr_branches, the SDK allreduce's @fadds / @fmaxs on one loaded DSR): acc {1, 5} max
 // in {3, 2} = {3, 5}, then + in = {6, 7}; the task ran after each op (done 2). Before, only the

@@ -210,6 +210,51 @@ done:
   EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "flag"), 1)[0], 1u);
 }
 
+// The SDK's microthread priority decides who is served first in a cycle: high, then medium,
+// then the main thread, then low (equal levels by microthread id). Three producers push into
+// one FIFO from memory, each one element a cycle from 2 cycles after its issue (the startup):
+// A (ut0, low: 1, 2, 3) issued at t, B (ut1, medium: 10, 20, 30) at t+1, the main thread's own
+// synchronous push (100, 200) at t+2. Worked by hand, the FIFO then holds
+//   t+2: 1   t+3: 10, 2   t+4: 20, 100, 3   t+5: 30, 200
+// where serving every microthread before the main thread in id order gives 1, 2, 10, 3, 20, 100, 30, 200.
+TEST(AsyncOps, PriorityOrdersTheThreadsOfACycle) {
+  auto run = [](const std::string& b_priority) {
+    auto p = assemble(R"(
+.arch wse3
+.data
+a:      .u32 1, 2, 3
+b:      .u32 10, 20, 30
+m:      .u32 100, 200
+buf:    .u32 [8]
+got:    .u32 [8]
+.dsd    ad = mem1d(a, 3)
+.dsd    bd = mem1d(b, 3)
+.dsd    md = mem1d(m, 2)
+.dsd    fifod = fifo(buf, 8)
+.dsd    gotd = mem1d(got, 8)
+.code
+.task start, local, 10
+.task done, local, 11, blocked
+start:
+  mov32.async fifod, ad, ut=0
+  mov32.async fifod, bd, ut=1, )" + b_priority + R"(unblock=11
+  mov32 fifod, md
+  activate 11
+  exit
+done:
+  mov32 gotd, fifod
+  exit
+)");
+    Wafer w(emu::arch_profile("wse3"), 1, 1);
+    start_pe(w, p);
+    run_ok(w);
+    return read<uint32_t>(w, 0, 0, addr(*p, "got"), 8);
+  };
+  EXPECT_EQ(run("priority=medium, "), (std::vector<uint32_t>{1, 10, 2, 20, 100, 3, 30, 200}));
+  // Both low: id order, and the main thread before both.
+  EXPECT_EQ(run(""), (std::vector<uint32_t>{1, 2, 10, 100, 3, 20, 200, 30}));
+}
+
 TEST(AsyncOps, FifoToFifoForwardsWithoutEnd) {
   // wse2: 5 wavelets from the fabric into FIFO a (length 5), a forwarder from a to b with no
   // length of its own (every operand a FIFO: it runs without end), and b into memory (length 5).

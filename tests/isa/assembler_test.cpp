@@ -208,6 +208,8 @@ go:     dprint "hi"
         exit
 .task ctl, control, 63
         fadds.async d1, d2, d3, ut=3, activate=worker
+        mov32.async d1, d2, priority=medium
+        mov16.async d1, d2, unblock=worker, priority=high
 )");
   EXPECT_EQ(o.arch, "wse3");
   ASSERT_EQ(o.tasks.size(), 3u);
@@ -223,6 +225,10 @@ go:     dprint "hi"
   EXPECT_EQ(decoded(o, 3).operands[0].value, 20);  // activate worker -> its id
   const Instruction f = decoded(o, 7);
   EXPECT_EQ(f.async, (AsyncSpec{true, 3, OnDone::ACTIVATE, 20}));
+  // The SDK's microthread priority, low when not given, in any order among the options.
+  EXPECT_EQ(f.async.priority, Priority::LOW);
+  EXPECT_EQ(decoded(o, 8).async, (AsyncSpec{true, 0, OnDone::NONE, 0, Priority::MEDIUM}));
+  EXPECT_EQ(decoded(o, 9).async, (AsyncSpec{true, 0, OnDone::UNBLOCK, 20, Priority::HIGH}));
   EXPECT_EQ(o.queues, (std::vector<QueueBinding>{{false, 2, 7}, {true, 6, 8}}));
   EXPECT_EQ(o.strings, (std::vector<std::string>{"hi", "there"}));
   EXPECT_EQ(decoded(o, 2).operands[0].value, 0);

@@ -95,6 +95,13 @@ TEST(IsaEncoding, HandWorkedWords) {
   const uint64_t completion = 1u | (5u << 1) | (2u << 4) | (9u << 6);
   EXPECT_EQ(encode(f), 0x0601u | (uint64_t{1} << 17) | (uint64_t{1} << 23) | (uint64_t{2} << 24) |
                            (uint64_t{3} << 31) | (completion << 37));
+  // priority=high: the 2 bits after the task (0 low, 1 medium, 2 high); 3 decodes to nothing.
+  f.async.priority = Priority::HIGH;
+  const uint64_t with_priority = completion | (2u << 12);
+  const uint64_t word = 0x0601u | (uint64_t{1} << 17) | (uint64_t{1} << 23) | (uint64_t{2} << 24) |
+                        (uint64_t{3} << 31) | (with_priority << 37);
+  EXPECT_EQ(encode(f), word);
+  EXPECT_FALSE(decode(word | (uint64_t{3} << (37 + 12))).has_value());
 }
 
 }  // namespace

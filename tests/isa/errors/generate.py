@@ -18,6 +18,7 @@ cases = [
  ("too_many_operands", "an instruction with an extra operand", ["        mov r1, r2, r3"], (1, "r3"), "too many operands: mov takes 2"),
  ("async_on_scalar", ".async on a scalar instruction", ["        add.async r1, r2, r3"], (1, "add.async"), "'add' is not a vector operation"),
  ("option_without_async", "a completion option on a synchronous operation", ["        fadds d0, d1, d2, activate=3"], (1, "activate"), "need the asynchronous form: fadds.async"),
+ ("bad_priority", "a microthread priority that does not exist", ["        mov32.async d0, d1, priority=urgent"], (1, "urgent"), "priority= takes high, medium or low, found 'urgent'"),
  ("bad_microthread", "a microthread id out of range", ["        fadds.async d0, d1, d2, ut=9"], (1, "9"), "microthread 9 is outside 0..7"),
  ("bad_register", "a register number that does not exist", ["        mov r16, r1"], (1, "r16"), "must be a scalar register r0..r15, not 'r16'"),
  ("dsr_out_of_range", "a descriptor register number that does not exist", ["        dsdlen d48, 4"], (1, "d48"), "must be a descriptor register d0..d47 or a .dsd name, not 'd48'"),
