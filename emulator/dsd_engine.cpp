@@ -111,6 +111,15 @@ VectorOperand PeCore::resolve_operand(const isa::Operand& o, bool is_dst, uint8_
   // wavelet: a 16-bit element is stored zero-extended and read back from the low half (the
   // memcpy firmware's device-to-host stream FIFO takes 16- and 32-bit pushes in one order).
   const bool fifo_slot = d.kind == DsdKind::FIFO && d.elem_bits == 32 && bits == 16;
+  // A 32-bit operation over a 16-bit memory descriptor moves 32-bit elements from its base, its
+  // length and strides counted in them (the SDK's DSDs take their element width from the
+  // operation: fft-1d-2d moves f16 complex pairs with @fmovs).
+  if ((d.kind == DsdKind::MEM1D || d.kind == DsdKind::MEM4D) && d.elem_bits == 16 && bits == 32) {
+    if (d.base % 4)
+      kernel_error(fmt::format("d{}: a 32-bit operation over a 16-bit descriptor at the odd halfword {:#x}", o.value, d.base));
+    v.d.elem_bits = 32;
+    return v;
+  }
   if (d.elem_bits != bits && !fifo_slot)
     kernel_error(fmt::format("d{} holds {}-bit elements, but this operand is {}-bit", o.value, d.elem_bits, bits));
   if (d.kind == DsdKind::CIRCBUF && d.length == 0)
@@ -354,7 +363,7 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
       live.head = uint32_t(positive_mod(int64_t(live.head) + int64_t(op.length) * live.stride, live.length));
     } else if (v.kind == Kind::MEM && v.d.kind == DsdKind::MEM1D && v.d.save_address) {
       isa::Descriptor& live = dsrs[v.index % isa::kNumDsrs];
-      live.base = uint16_t(int64_t(live.base) + int64_t(op.length) * live.stride * (live.elem_bits / 8));
+      live.base = uint16_t(int64_t(live.base) + int64_t(op.length) * live.stride * (v.d.elem_bits / 8));
     }
   }
 

@@ -169,10 +169,20 @@ int select_input(const ColorChannel& ch, const RoutePosition& pos, RampPort* cor
   return -1;
 }
 
-// Filters: a data wavelet outside the color's range, and a control wavelet with the ce_ignore
-// bit, do not go to RAMP. Returns whether it was filtered away; `tx` loses RAMP then.
+// Whether the color's counter filter counts this wavelet.
+bool counts(const CounterFilter& f, const Wavelet& w) {
+  return f.on && (w.control ? f.count_control : f.count_data);
+}
+
+// Filters: a counted wavelet while the counter filter's count is past its max, a data wavelet
+// outside the color's range, and a control wavelet with the ce_ignore bit, do not go to RAMP.
+// Returns whether it was filtered away; `tx` loses RAMP then.
 bool apply_range_filter(const ColorChannel& ch, const Wavelet& w, DirectionMask& tx) {
   if (!(tx & bit(Direction::RAMP))) return false;
+  if (counts(ch.route.counter, w) && ch.filter_counter > ch.route.counter.max) {
+    tx &= DirectionMask(~bit(Direction::RAMP));
+    return true;
+  }
   if (w.control) {
     if (!control_ce_ignore(w.payload)) return false;
     tx &= DirectionMask(~bit(Direction::RAMP));
@@ -328,6 +338,8 @@ bool route_color(RouterState& r, RampPort* core, ColorChannel& ch, OutputAllocat
   if (w.control && pops_command(ch.route, w.payload)) out.payload = control_shift_commands(w.payload);
   copy_to_outputs(r, core, ch, out, tx, ctx);
   if (filtered) ++ch.filtered;
+  if (counts(ch.route.counter, w))
+    ch.filter_counter = ch.filter_counter >= ch.route.counter.limit ? 0 : uint16_t(ch.filter_counter + 1);
   ch.next_input = uint8_t((src + 1) % kNumDirections);
   // Commands: the wavelet has left on the old switch position; now its command runs.
   if (w.control) execute_command(r, core, ch, control_command(w.payload), ctx);

@@ -29,6 +29,11 @@
 //   has a buffer on all four links instead, so no rewrite ever changes a buffer or a credit.
 // - Range filter (per color, optional): a data wavelet goes to RAMP only if its upper 16 bits
 //   are in [min, max]; copies to the links are unaffected.
+// - Counter filter (per color, optional; wsemu's reading of the SDK's counter kind): a counter
+//   starts at `init`; every wavelet of a counted kind (data, control, as configured) that the
+//   router forwards on the color goes to RAMP only while the counter is <= `max`, then the
+//   counter steps, wrapping to 0 after `limit`. Copies to the links are unaffected. So a PE on a
+//   chain of streams of limit + 1 wavelets each keeps max + 1 of every stream, the same ones.
 // - Color swap (WSE-2): colors c and c ^ 1 form a pair. A wavelet of the pair that arrives from
 //   an east or west link (swap_x) or a north or south link (swap_y) becomes the other color of
 //   the pair when either color's route enables that axis and both colors receive from that
@@ -64,6 +69,13 @@ enum class PopMode : uint8_t {
   POP_ON_ADVANCE = 2,  // pop only when command 0 is SWITCH_ADV
 };
 
+struct CounterFilter {
+  bool on = false;
+  bool count_data = true, count_control = false;
+  uint16_t init = 0, max = 0, limit = 0;  // limit: the counter's last value before it wraps to 0
+  friend bool operator==(const CounterFilter&, const CounterFilter&) = default;
+};
+
 struct ColorRoute {
   std::array<RoutePosition, 4> positions{};  // [0] is the base route
   uint8_t num_positions = 1;                 // 1 + the highest switch position in use
@@ -71,6 +83,7 @@ struct ColorRoute {
   bool ring_mode = false;  // SWITCH_ADV past the last position wraps to 0 (else it stays)
   bool filter = false;     // range filter on the upper 16 bits of wavelets to RAMP
   uint16_t filter_min = 0, filter_max = 0xFFFF;
+  CounterFilter counter{};  // counter filter on wavelets to RAMP (see the contract)
   bool swap_x = false;  // color swap c <-> c ^ 1 for wavelets from E and W (WSE-2)
   bool swap_y = false;  // ... from N and S
   PopMode pop_mode = PopMode::ALWAYS_POP;
@@ -153,6 +166,7 @@ struct ColorChannel {
   // input buffer, or this tile's edge port); -1: nothing receives this color there.
   std::array<int8_t, kNumLinkDirections> credits{-1, -1, -1, -1};
   ColorRoute route;
+  uint16_t filter_counter = 0;  // the counter filter's count (route.counter.init at set_route)
   uint64_t forwarded = 0, delivered = 0, filtered = 0, switch_changes = 0;
   std::array<WaveletBuffer, kNumLinkDirections> input{};
 };

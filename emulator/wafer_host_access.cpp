@@ -92,12 +92,15 @@ void Wafer::set_route(int x, int y, int color, const ColorRoute& route) {
   for (int p = 0; p < route.num_positions; ++p)
     if ((route.positions[p].rx | route.positions[p].tx) & ~0x1F) bad("unknown direction bits");
   if (route.filter && route.filter_min > route.filter_max) bad("filter range min > max");
+  if (route.filter && route.counter.on) bad("a color has a range filter or a counter filter, not both");
+  if (route.counter.on && route.counter.init > route.counter.limit)
+    bad(fmt::format("counter filter starts at {}, past its limit {}", route.counter.init, route.counter.limit));
   const uint32_t s = ensure_state(x, y);
   RouterState& r = states_[s].router;
-  if (route.filter) {
+  if (route.filter || route.counter.on) {
     int filters = 1;
     for (const ColorChannel& ch : r.channels)
-      if (ch.route.filter && ch.color != color) ++filters;
+      if ((ch.route.filter || ch.route.counter.on) && ch.color != color) ++filters;
     if (filters > profile_.num_filters)
       bad(fmt::format("more than {} colors with a filter on one router ({})", profile_.num_filters, profile_.name));
   }
@@ -110,6 +113,7 @@ void Wafer::set_route(int x, int y, int color, const ColorRoute& route) {
     if (!(buffered & (1u << d)) && !ch.input[d].empty())
       bad(fmt::format("the new route stops receiving from {} while wavelets wait there", direction_name(Direction(d))));
   ch.route = route;
+  ch.filter_counter = route.counter.init;
   const uint32_t color_bit = 1u << color;
   r.swap_x_colors = route.swap_x ? r.swap_x_colors | color_bit : r.swap_x_colors & ~color_bit;
   r.swap_y_colors = route.swap_y ? r.swap_y_colors | color_bit : r.swap_y_colors & ~color_bit;

@@ -243,7 +243,7 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
         auto nd = std::make_shared<DsdValue>(*d.dsd);
         if (n == "increment_dsd_offset") {
           argc(3, 3);
-          nd->base_offset += ci(1, "offset");
+          nd->base_offset += dsd_offset_in_elements(ci(1, "offset"), *e.args[2], nd->elem_bits, ctx);
         } else if (n == "set_dsd_length") {
           argc(2, 2);
           nd->extents.at(0) = ci(1, "length");

@@ -207,6 +207,8 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
         const int eb = arg.global->type->kind == TK::ARRAY ? arg.global->type->elem->byte_size() : arg.global->type->byte_size();
         operand = arg.global->asm_name + " + " + std::to_string(arg.offset * eb);
       }
+    } else if (fn.s == "increment_dsd_offset" && e.args.size() == 3) {
+      operand = dsd_offset_operand(arg, *e.args[2], src.dsd->elem_bits, e.args[1]->span, ctx);
     } else if (arg.k == Value::K::INT) {
       operand = std::to_string(arg.i);
     } else if (arg.k == Value::K::RUNTIME) {

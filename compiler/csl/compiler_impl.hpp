@@ -71,6 +71,9 @@ struct RouteConfig {
   std::string pop_mode;
   bool has_filter = false;
   int64_t filter_min = 0, filter_max = 0;
+  bool has_counter_filter = false;  // .kind = .{ .counter = true }
+  bool count_data = true, count_control = false;
+  int64_t counter_init = 0, counter_max = 0, counter_limit = 0;
   bool swap_x = false, swap_y = false;
   bool teardown = false;  // .teardown = true: starts torn down, rewritten at run time
   bool host_edge = false;  // .wsemu_host_edge = true: may lead off the fabric, to the host
@@ -229,6 +232,10 @@ class Compiler {
   Value load_global(GlobalVar* g, Span at, Ctx& ctx);
   Value rvalue(const Value& v, Span at, Ctx& ctx);
   std::string dsd_operand(const Value& v, Span at, Ctx& ctx);
+  // @increment_dsd_offset(d, n, T) counts n in elements of T: n in the DSD's own elements, as
+  // an integer (comptime `n`) or the dsdinc operand (emitting the conversion for a run-time n).
+  int64_t dsd_offset_in_elements(int64_t n, const Expr& type_arg, int elem_bits, Ctx& ctx);
+  std::string dsd_offset_operand(const Value& n, const Expr& type_arg, int elem_bits, Span at, Ctx& ctx);
   // `d = @set_dsd_base_addr(d, base)` on a DSD variable's register: the element width of the
   // array `base` points into, which the variable's descriptor takes (vector_ops.cpp).
   void note_dsd_var_base(Program& p, const std::string& dsr, const Value& base, Span at);

@@ -1,6 +1,7 @@
 // The DSD builtins' comptime side: @get_dsd (its fields, the queues its fabric DSDs bind) and the
 // tensor access of a memory DSD (|i|{M} -> A[...], an affine index turned into base, extents and
 // strides). Run-time DSD changes and DSD operands are codegen's (vector_ops.cpp, calls.cpp).
+#include "compiler/csl/codegen.hpp"
 #include "compiler/csl/compiler_impl.hpp"
 
 namespace wsemu::compiler::csl {
@@ -211,6 +212,33 @@ std::shared_ptr<DsdValue> Compiler::tensor_access_dsd(const Expr& ta, const std:
     fail(ta.span, "the tensor access reaches elements " + std::to_string(lo) + ".." + std::to_string(hi) + " of '" +
                       g->csl_name + "', outside a PE's 48 KiB of memory");
   return d;
+}
+
+namespace {
+// log2 of (bytes of T) / (bytes of the DSD's element): 1, 0 or -1.
+int offset_shift(Compiler& c, const Expr& type_arg, int elem_bits, Ctx& ctx) {
+  const TypeRef t = c.eval_type(type_arg, ctx);
+  const int bytes = t->byte_size();
+  if (bytes != 2 && bytes != 4) fail(type_arg.span, "@increment_dsd_offset counts in a 16- or 32-bit element type, not " + t->str());
+  return bytes * 8 == elem_bits ? 0 : bytes * 8 > elem_bits ? 1 : -1;
+}
+}  // namespace
+
+int64_t Compiler::dsd_offset_in_elements(int64_t n, const Expr& type_arg, int elem_bits, Ctx& ctx) {
+  const int shift = offset_shift(*this, type_arg, elem_bits, ctx);
+  if (shift < 0 && n % 2)
+    fail(type_arg.span, "an offset of " + std::to_string(n) + " 16-bit elements is half an element of this 32-bit DSD");
+  return shift > 0 ? n * 2 : shift < 0 ? n / 2 : n;
+}
+
+std::string Compiler::dsd_offset_operand(const Value& n, const Expr& type_arg, int elem_bits, Span at, Ctx& ctx) {
+  if (n.k == Value::K::INT) return std::to_string(dsd_offset_in_elements(n.i, type_arg, elem_bits, ctx));
+  if (n.k != Value::K::RUNTIME || n.type->kind != TK::INT) fail(at, "expected an integer");
+  const int shift = offset_shift(*this, type_arg, elem_bits, ctx);
+  if (shift == 0) return reg(int(n.i));
+  const int r = alloc_temp(ctx, at);
+  emit(ctx, std::string(shift > 0 ? "shli " : "sari ") + reg(r) + ", " + reg(int(n.i)) + ", 1", at);
+  return reg(r);
 }
 
 }  // namespace wsemu::compiler::csl

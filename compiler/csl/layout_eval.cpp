@@ -97,9 +97,37 @@ void Compiler::parse_color_config(const Value& cfg, Span at, RouteConfig& rc) {
     } else if (k == "filter") {
       if (v.k != Value::K::STRUCT) fail(at, ".filter must be .{ .kind = .{ .range = true }, .min_idx = A, .max_idx = B }");
       const Value* kind = v.st->find("kind");
-      const Value* range = kind && kind->k == Value::K::STRUCT ? kind->st->find("range") : nullptr;
-      if (!range || !to_bool(*range, at, ".kind.range"))
-        fail(at, "unsupported: filter kinds other than .{ .range = true }");
+      auto kind_is = [&](const char* name) {
+        const Value* f = kind && kind->k == Value::K::STRUCT ? kind->st->find(name) : nullptr;
+        return f && to_bool(*f, at, std::string(".kind.") + name);
+      };
+      if (kind_is("counter")) {
+        // The counter kind as fft-1d-2d's transposes use it (emulator/router.hpp, wsemu's reading):
+        // .limit1 is the counter's last value before it wraps, .max_counter the last value at
+        // which a counted wavelet still goes to the RAMP.
+        for (size_t j = 0; j < v.st->names.size(); ++j) {
+          const std::string& f = v.st->names[j];
+          const Value& fv = v.st->values[j];
+          if (f == "kind" || f == "fast_mode") continue;  // fast_mode: timing only, not modelled
+          if (f == "limit1") rc.counter_limit = to_int(fv, at, ".limit1");
+          else if (f == "max_counter") rc.counter_max = to_int(fv, at, ".max_counter");
+          else if (f == "init_counter") rc.counter_init = to_int(fv, at, ".init_counter");
+          else if (f == "count_data") rc.count_data = to_bool(fv, at, ".count_data");
+          else if (f == "count_control") rc.count_control = to_bool(fv, at, ".count_control");
+          else fail(at, "unsupported: counter filter field ." + f);
+        }
+        if (!v.st->find("limit1") || !v.st->find("max_counter"))
+          fail(at, "a counter filter needs .limit1 and .max_counter");
+        if (rc.counter_limit < 0 || rc.counter_limit > 0xFFFF || rc.counter_max < 0 || rc.counter_max > 0xFFFF ||
+            rc.counter_init < 0 || rc.counter_init > rc.counter_limit)
+          fail(at, "counter filter: .limit1 " + std::to_string(rc.counter_limit) + ", .max_counter " +
+                       std::to_string(rc.counter_max) + ", .init_counter " + std::to_string(rc.counter_init) +
+                       ": 16-bit values with .init_counter <= .limit1");
+        rc.has_counter_filter = true;
+        continue;
+      }
+      if (!kind_is("range"))
+        fail(at, "unsupported: filter kinds other than .{ .range = true } and .{ .counter = true }");
       const Value* lo = v.st->find("min_idx");
       const Value* hi = v.st->find("max_idx");
       if (!lo || !hi) fail(at, "a range filter needs .min_idx and .max_idx");
@@ -305,6 +333,10 @@ std::string Compiler::write_layout() {
           line += " }";
         }
         if (rc.has_filter) line += " filter [" + std::to_string(rc.filter_min) + ", " + std::to_string(rc.filter_max) + "]";
+        if (rc.has_counter_filter)
+          line += " counter_filter [" + std::to_string(rc.counter_init) + ", " + std::to_string(rc.counter_max) + ", " +
+                  std::to_string(rc.counter_limit) + "] counts " +
+                  (rc.count_data && rc.count_control ? "both" : rc.count_control ? "control" : "data");
         if (rc.swap_x) line += " swap_x";
         if (rc.swap_y) line += " swap_y";
         if (!rc.pop_mode.empty()) line += " pop " + rc.pop_mode;

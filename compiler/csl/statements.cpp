@@ -298,6 +298,9 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
                 fail(rhs.args[1]->span, "@set_dsd_base_addr needs a pointer (&array)");
               }
               note_dsd_var_base(*g.p, target.s, arg, rhs.args[1]->span);
+            } else if (rhs.text == "increment_dsd_offset") {
+              operand = dsd_offset_operand(arg, *rhs.args[2], target.dsd ? target.dsd->elem_bits : src.dsd->elem_bits,
+                                           rhs.args[1]->span, ctx);
             } else if (arg.k == Value::K::INT) {
               operand = std::to_string(arg.i);
             } else if (arg.k == Value::K::RUNTIME && arg.type->kind == TK::INT) {

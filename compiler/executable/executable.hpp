@@ -71,6 +71,11 @@ struct ColorRoute {
   // [filter_min, filter_max] (emulator/router.hpp).
   bool filter = false;
   uint16_t filter_min = 0, filter_max = 0xFFFF;
+  // Counter filter (emulator/router.hpp): counted wavelets (data, control) reach the RAMP while
+  // the counter, starting at counter_init and wrapping to 0 after counter_limit, is <= counter_max.
+  bool counter_filter = false;
+  bool count_data = true, count_control = false;
+  uint16_t counter_init = 0, counter_max = 0, counter_limit = 0;
   // Color swap (WSE-2): wavelets of this color arriving from E/W (swap_x) or N/S (swap_y) become
   // color ^ 1.
   bool swap_x = false, swap_y = false;

@@ -83,6 +83,12 @@ pb::Executable to_proto(const Executable& exe) {
       cr->set_filter(r.filter);
       cr->set_filter_min(r.filter_min);
       cr->set_filter_max(r.filter_max);
+      cr->set_counter_filter(r.counter_filter);
+      cr->set_count_data(r.count_data);
+      cr->set_count_control(r.count_control);
+      cr->set_counter_init(r.counter_init);
+      cr->set_counter_max(r.counter_max);
+      cr->set_counter_limit(r.counter_limit);
       cr->set_swap_x(r.swap_x);
       cr->set_swap_y(r.swap_y);
       cr->set_pop_mode(r.pop_mode);
@@ -182,6 +188,12 @@ Executable from_proto(const pb::Executable& p, std::string_view name) {
       r.filter = cr.filter();
       r.filter_min = half_word(cr.filter_min(), name, "filter minimum");
       r.filter_max = half_word(cr.filter_max(), name, "filter maximum");
+      r.counter_filter = cr.counter_filter();
+      r.count_data = cr.count_data();
+      r.count_control = cr.count_control();
+      r.counter_init = half_word(cr.counter_init(), name, "counter filter start");
+      r.counter_max = half_word(cr.counter_max(), name, "counter filter maximum");
+      r.counter_limit = half_word(cr.counter_limit(), name, "counter filter limit");
       r.swap_x = cr.swap_x();
       r.swap_y = cr.swap_y();
       r.pop_mode = uint8_t(small(cr.pop_mode(), 3, name, "pop mode"));

@@ -92,6 +92,10 @@ struct RouteAst {
   // `filter [MIN, MAX]`: range filter on the upper 16 bits of wavelets to the RAMP (null: none).
   Loc filter_loc;
   ExprPtr filter_min, filter_max;
+  // `counter_filter [INIT, MAX, LIMIT] [counts data|control|both]` (null: none; counts data).
+  Loc counter_loc;
+  ExprPtr counter_init, counter_max, counter_limit;
+  bool count_data = true, count_control = false;
   bool swap_x = false, swap_y = false;  // color swap with color ^ 1 (WSE-2)
   // `pop always|never|advance`: what routers do with control-wavelet commands (-1: not given).
   int pop_mode = -1;

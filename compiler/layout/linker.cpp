@@ -211,6 +211,9 @@ class Linker {
       id += fmt::format("{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}:{}", r.color, r.current_position, r.ring_mode, r.host_port,
                         r.filter, r.filter_min, r.filter_max, r.swap_x, r.swap_y, r.pop_mode, r.reconfigurable,
                         r.teardown);
+      if (r.counter_filter)
+        id += fmt::format(":counter{}:{}:{}:{}:{}", r.count_data, r.count_control, r.counter_init, r.counter_max,
+                          r.counter_limit);
       for (const SwitchPosition& p : r.positions) id += fmt::format(",{}/{}", p.rx.bits, p.tx.bits);
       id += ';';
     }

@@ -349,8 +349,8 @@ RouteAst Parser::route(const Token& kw, const std::vector<SharedExpr>& condition
     }
   }
   // Optional clauses after the sets and the switch block, in any order.
-  while (is_word("filter") || is_word("swap_x") || is_word("swap_y") || is_word("pop") ||
-         is_word("reconfigurable") || is_word("teardown")) {
+  while (is_word("filter") || is_word("counter_filter") || is_word("swap_x") || is_word("swap_y") ||
+         is_word("pop") || is_word("reconfigurable") || is_word("teardown")) {
     const Token& word = next();
     if (word.text == "pop") {
       if (r.pop_mode >= 0) fail(word.loc, "'pop' given twice in one route");
@@ -372,6 +372,25 @@ RouteAst Parser::route(const Token& kw, const std::vector<SharedExpr>& condition
       expect_punct(",", "between the filter's minimum and maximum (filter [MIN, MAX])");
       r.filter_max = expression();
       expect_punct("]", "to close the filter range (filter [MIN, MAX])");
+    } else if (word.text == "counter_filter") {
+      if (r.counter_init) fail(word.loc, "'counter_filter' given twice in one route");
+      r.counter_loc = word.loc;
+      const char* form = " (counter_filter [INIT, MAX, LIMIT])";
+      expect_punct("[", std::string("to open the counter filter's values") + form);
+      r.counter_init = expression();
+      expect_punct(",", std::string("after the counter's start") + form);
+      r.counter_max = expression();
+      expect_punct(",", std::string("after the counter's maximum") + form);
+      r.counter_limit = expression();
+      expect_punct("]", std::string("to close the counter filter's values") + form);
+      if (is_word("counts")) {
+        next();
+        const Token& kind = expect_ident("what the counter counts: data, control or both");
+        if (kind.text != "data" && kind.text != "control" && kind.text != "both")
+          fail(kind.loc, "unknown count kind '" + kind.text + "' (data, control or both)");
+        r.count_data = kind.text != "control";
+        r.count_control = kind.text != "data";
+      }
     } else {
       bool& flag = word.text == "swap_x" ? r.swap_x : r.swap_y;
       if (flag) fail(word.loc, "'" + word.text + "' given twice in one route");

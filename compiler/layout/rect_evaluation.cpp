@@ -208,6 +208,27 @@ void Checker::bind_rect(RectContext& ctx) {
         route.route.filter_max = static_cast<uint16_t>(hi);
       }
     }
+    if (ra.counter_init) {
+      int64_t init = 0, max = 0, limit = 0;
+      if (!constant(*ra.counter_init, ctx.constant, init) || !constant(*ra.counter_max, ctx.constant, max) ||
+          !constant(*ra.counter_limit, ctx.constant, limit)) {
+        ok = false;
+      } else if (init < 0 || max < 0 || limit < 0 || limit > 0xFFFF || max > 0xFFFF || init > limit) {
+        error(ra.counter_loc, "counter_filter [" + std::to_string(init) + ", " + std::to_string(max) + ", " +
+                                  std::to_string(limit) + "]: the values are 16-bit and the start is at most the limit");
+        ok = false;
+      } else if (ra.filter_min) {
+        error(ra.counter_loc, "a route has 'filter' or 'counter_filter', not both");
+        ok = false;
+      } else {
+        route.route.counter_filter = true;
+        route.route.count_data = ra.count_data;
+        route.route.count_control = ra.count_control;
+        route.route.counter_init = static_cast<uint16_t>(init);
+        route.route.counter_max = static_cast<uint16_t>(max);
+        route.route.counter_limit = static_cast<uint16_t>(limit);
+      }
+    }
     route.route.swap_x = ra.swap_x;
     route.route.swap_y = ra.swap_y;
     if (ra.pop_mode >= 0) route.route.pop_mode = static_cast<uint8_t>(ra.pop_mode);

@@ -250,9 +250,11 @@ void Debugger::print_routes(int x, int y) {
     for (int p = 0; p < r->num_positions; ++p)
       positions += fmt::format("{}{}rx {} -> tx {}", p ? "; " : "", r->num_positions > 1 ? fmt::format("[{}] ", p) : "",
                                direction_set(r->positions[p].rx), direction_set(r->positions[p].tx));
-    *out_ << fmt::format("color {:>2}: {}{}{}\n", c, positions,
+    const emu::CounterFilter& k = r->counter;
+    *out_ << fmt::format("color {:>2}: {}{}{}{}\n", c, positions,
                         r->num_positions > 1 ? fmt::format(" (switch at {}{})", r->current, r->ring_mode ? ", ring" : "") : "",
-                        r->filter ? fmt::format(" filter {}..{}", r->filter_min, r->filter_max) : "");
+                        r->filter ? fmt::format(" filter {}..{}", r->filter_min, r->filter_max) : "",
+                        k.on ? fmt::format(" counter filter from {}, to RAMP while <= {}, wraps after {}", k.init, k.max, k.limit) : "");
   }
   if (!any) *out_ << fmt::format("PE({},{}) routes no color\n", x, y);
 }

@@ -40,6 +40,7 @@ emu::ColorRoute to_emu(const ColorRoute& r) {
   e.filter = r.filter;
   e.filter_min = r.filter_min;
   e.filter_max = r.filter_max;
+  e.counter = {r.counter_filter, r.count_data, r.count_control, r.counter_init, r.counter_max, r.counter_limit};
   e.swap_x = r.swap_x;
   e.swap_y = r.swap_y;
   e.pop_mode = emu::PopMode(r.pop_mode);

@@ -149,6 +149,33 @@ TEST(CslComptimeAssign, ElementsAndFieldsOfComptimeLocals) {
   }
 }
 
+// A counter filter and 32-bit operations over a 16-bit array (tests/compiler/programs/
+// counter_filter): of six words sent east, the receiver's router counts 1, 2, 0, 1, 2, 0 and lets
+// the wavelets counted <= 1 reach its core: words 0, 2, 3 and 5, stored as u16 halves, low first.
+TEST(CslCounterFilter, CountedWaveletsReachTheCoreWhileTheCounterIsAtMostItsMax) {
+  const std::vector<uint32_t> x = {0x00020001, 0x00040003, 0x00060005, 0x00080007, 0x000A0009, 0x000C000B};
+  std::vector<uint32_t> want;
+  for (int k : {0, 2, 3, 5}) {
+    want.push_back(x[size_t(k)] & 0xFFFF);
+    want.push_back(x[size_t(k)] >> 16);
+  }
+  runtime::host::MemcpyOptions half;
+  half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    auto r = compile_program("counter_filter", {}, arch);
+    ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+    EXPECT_NE(r.layout_wsl.find("counter_filter [1, 1, 2] counts data"), std::string::npos) << r.layout_wsl;
+    SdkRuntime rt(*r.executable);
+    rt.load();
+    rt.memcpy_h2d("x", x, 0, 0, 1, 1, 6);
+    launch_and_settle(rt, "run");
+    std::vector<uint32_t> y = read_back(rt, "y", 1, 0, 1, 1, 8, half);
+    for (auto& v : y) v &= 0xFFFFu;
+    EXPECT_EQ(y, want);
+  }
+}
+
 // Vector-op options in a named const, a module param of type `task () void`, and the address
 // of a 2-D array's element, p.*[i] of a run-time pointer to an array, a DSD based at a run-time
 // pointer with nested changes, a run-time enum compared and stored, an untyped param, a DSD
