@@ -394,81 +394,20 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
     case Opcode::ST16: sram.store16(mem_addr(0), uint16_t(val(1))); break;
 
     case Opcode::DSDCOPY: dsr(0) = dsr(1); break;
-    case Opcode::DSDBASE: {
-      isa::Descriptor& d = dsr(0);
-      need_kind(d, {isa::DsdKind::MEM1D, isa::DsdKind::MEM4D, isa::DsdKind::CIRCBUF, isa::DsdKind::FIFO}, 0);
-      d.base = u16_value(reg_or_imm(1), "base address");
-      break;
-    }
-    case Opcode::DSDLEN: {
-      isa::Descriptor& d = dsr(0);
-      if (d.kind == isa::DsdKind::NONE) kernel_error(fmt::format("dsdlen: d{} is not set", o[0].value));
-      if (d.kind == isa::DsdKind::MEM4D)
-        d.extents[0] = u16_value(reg_or_imm(1), "length");
-      else
-        d.length = u16_value(reg_or_imm(1), "length");
-      break;
-    }
-    case Opcode::DSDSTRIDE: {
-      isa::Descriptor& d = dsr(0);
-      need_kind(d, {isa::DsdKind::MEM1D, isa::DsdKind::MEM4D, isa::DsdKind::CIRCBUF}, 0);
-      (d.kind == isa::DsdKind::MEM4D ? d.strides[0] : d.stride) = i16_value(reg_or_imm(1), "stride");
-      break;
-    }
-    case Opcode::DSDINC: {
-      isa::Descriptor& d = dsr(0);
-      need_kind(d, {isa::DsdKind::MEM1D, isa::DsdKind::MEM4D, isa::DsdKind::CIRCBUF, isa::DsdKind::FIFO}, 0);
-      d.base = u16_value(int64_t(d.base) + reg_or_imm(1) * (d.elem_bits / 8), "new base address");
-      break;
-    }
+    case Opcode::DSDBASE:
     case Opcode::DSDADDR: reg(0) = dsr(1).base; break;
-    case Opcode::DSDCOLOR: {
+    case Opcode::DSDCOLOR:
+    case Opcode::DSDQUEUE: {  // the color or the queue of a fabric descriptor
       isa::Descriptor& d = dsr(0);
       need_kind(d, {isa::DsdKind::FABIN, isa::DsdKind::FABOUT}, 0);
-      const int64_t c = reg_or_imm(1);
-      if (c < 0 || c >= isa::kNumColors) kernel_error(fmt::format("dsdcolor: color {} (0..31)", c));
-      d.color = uint8_t(c);
+      const bool color = insn.op == Opcode::DSDCOLOR;
+      const int64_t n = reg_or_imm(1), count = color ? isa::kNumColors : isa::kNumQueues;
+      if (n < 0 || n >= count)
+        kernel_error(fmt::format("{}: {} {} (0..{})", color ? "dsdcolor" : "dsdqueue", color ? "color" : "queue", n, count - 1));
+      (color ? d.color : d.queue) = uint8_t(n);
       break;
     }
-    case Opcode::DSDQUEUE: {
-      isa::Descriptor& d = dsr(0);
-      need_kind(d, {isa::DsdKind::FABIN, isa::DsdKind::FABOUT}, 0);
-      const int64_t q = reg_or_imm(1);
-      if (q < 0 || q >= isa::kNumQueues) kernel_error(fmt::format("dsdqueue: queue {} (0..7)", q));
-      d.queue = uint8_t(q);
-      break;
-    }
-    case Opcode::DSDCTL: {
-      isa::Descriptor& d = dsr(0);
-      need_kind(d, {isa::DsdKind::FABOUT}, 0);
-      d.control = reg_or_imm(1) != 0;
-      break;
-    }
-    case Opcode::DSDINDEX: {
-      isa::Descriptor& d = dsr(0);
-      need_kind(d, {isa::DsdKind::FABOUT}, 0);
-      const int64_t v = reg_or_imm(1);
-      d.index = v < 0 ? -1 : u16_value(v, "index");
-      break;
-    }
-    case Opcode::DSDLEN4:
-    case Opcode::DSDSTRIDE4: {
-      isa::Descriptor& d = dsr(0);
-      need_kind(d, {isa::DsdKind::MEM4D}, 0);
-      const int dim = int(o[1].value & 3);
-      const int64_t v = int32_t(regs[size_t(o[2].value) & 15]);
-      if (insn.op == Opcode::DSDLEN4)
-        d.extents[dim] = u16_value(v, "extent");
-      else
-        d.strides[dim] = i16_value(v, "stride");
-      break;
-    }
-    case Opcode::DSDSAVE: {
-      isa::Descriptor& d = dsr(0);
-      need_kind(d, {isa::DsdKind::MEM1D}, 0);
-      d.save_address = reg_or_imm(1) != 0;
-      break;
-    }
+    case Opcode::DSDCTL:
     case Opcode::DSDGETLEN: {
       const isa::Descriptor& d = dsr(1);
       if (d.kind == isa::DsdKind::NONE) kernel_error(fmt::format("dsdgetlen: d{} is not set", o[1].value));

@@ -4,8 +4,10 @@
 // register image and in a running PE core. The fields a kind does not use are zero. Element
 // width is part of the descriptor: a vector operation whose width (16 or 32 bits) does not
 // match its descriptor's is a kernel error, except for the conversions fh2s / fs2h and the
-// mixed fmachs, which read each operand at its own width. Addresses are byte addresses in
-// the PE's SRAM; strides and lengths count elements.
+// mixed fmachs, which read each operand at its own width, and a 32-bit operation over a 16-bit
+// MEM1D / MEM4D descriptor, which moves 32-bit elements from its (4-byte aligned) base, as the
+// SDK's DSDs take their width from the operation. Addresses are byte addresses in the PE's
+// SRAM; strides and lengths count elements.
 #pragma once
 
 #include <array>

@@ -12,8 +12,8 @@ using emu::RunResult;
 using emu::Wafer;
 
 // Runs `code` (its entry `main` is local task 10) on PE (x, y) of a 2x2 wafer, with a buffer
-// `buf` and descriptors over it as 32-bit (`words`) and 16-bit (`halves`) elements, and one
-// (`beyond`) that runs past the end of the 16-bit address space.
+// `buf` and descriptors over it as 32-bit (`words`) and 16-bit (`halves`, `odd_halves` from its
+// second halfword) elements, and one (`beyond`) that runs past the end of the 16-bit address space.
 RunResult run_program(const std::string& code, const char* arch = "wse2", int x = 0, int y = 0) {
   auto p = assemble(std::string(".arch ") + arch + R"(
 .task   main, local, 10
@@ -21,6 +21,7 @@ RunResult run_program(const std::string& code, const char* arch = "wse2", int x 
 buf:    .u32 [4]
 .dsd    words = mem1d(buf, 4)
 .dsd    halves = mem1d.16(buf, 4)
+.dsd    odd_halves = mem1d.16(buf + 2, 2)
 .dsd    beyond = mem1d(0xFFF0, 4)
 .code
 )" + code);
@@ -47,9 +48,9 @@ TEST(Fault, StoreIntoCodeIsAKernelError) {
   EXPECT_EQ(*r.fault->y, 1);
   EXPECT_EQ(r.fault->instruction, "st32 [r1], r1");
   EXPECT_EQ(*r.fault->cycle, 2u);  // pick at 0, li at 1, st32 at 2
-  // The assembler records source lines: the st32 is line 11 of run_program's source (8
+  // The assembler records source lines: the st32 is line 12 of run_program's source (9
   // lines of prologue, then `main:` and `li`).
-  EXPECT_NE(r.to_string().find("kernel error at PE(1,1), cycle 2, pc 1 (line 11) `st32 [r1], r1`"), std::string::npos)
+  EXPECT_NE(r.to_string().find("kernel error at PE(1,1), cycle 2, pc 1 (line 12) `st32 [r1], r1`"), std::string::npos)
       << r.to_string();
 }
 
@@ -69,8 +70,11 @@ TEST(Fault, CallStackOverflow) {
   expect_kernel_error(run_program("main:\n  call main\n"), "call stack overflow", 0);
 }
 
+// A 16-bit operation over a 32-bit descriptor is an error; a 32-bit one over a 16-bit memory
+// descriptor moves 32-bit elements (isa/descriptor.hpp), from a 4-byte aligned base only.
 TEST(Fault, ElementWidthMismatch) {
-  expect_kernel_error(run_program("main:\n  fadds words, words, halves\n  exit\n"), "holds 16-bit elements", 0);
+  expect_kernel_error(run_program("main:\n  faddh halves, halves, words\n  exit\n"), "holds 32-bit elements", 0);
+  expect_kernel_error(run_program("main:\n  fmovs words, odd_halves\n  exit\n"), "at the odd halfword", 0);
 }
 
 TEST(Fault, VectorOperandOutsideSram) {
