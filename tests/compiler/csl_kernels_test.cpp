@@ -3,6 +3,7 @@
 // C++ here: x + 1, the fp32 sum in stream order, a filter's quarter of the stream, ...) and the
 // two outputs against each other, and prints both cycle counts (the kernel README's row).
 #include <bit>
+#include <map>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -13,6 +14,7 @@
 #include "kernels/pipeline-01-basic/pipeline_run.hpp"
 #include "kernels/stencil-2d-5pt/stencil_run.hpp"
 #include "runtime/host/host_error.hpp"
+#include "tests/e2e/gemv_tiles.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/compiler/csl_test_support.hpp"
 #include "tests/e2e/host_calls.hpp"
@@ -191,6 +193,35 @@ TEST(CslStencil2d5pt, MatchesTheWholeGridReferenceAndTheAssembly) {
                   arch.c_str(), name.c_str(), (unsigned long long)r.min_cycles, (unsigned long long)r.max_cycles,
                   (unsigned long long)a.min_cycles, (unsigned long long)a.max_cycles, (unsigned long long)r.run_cycles,
                   (unsigned long long)a.run_cycles);
+    }
+}
+
+// gemv-08: the shapes of the assembly kernel's test (even and uneven blocks, one column, one
+// row), each on wse2 and wse3, through the gemv tiles' host harness (tests/e2e/gemv_tiles.hpp);
+// CSL and assembly y the same floats, both against the xtensor reference.
+TEST(CslGemv08, MatchesTheReferenceAndTheAssembly) {
+  struct Shape {
+    size_t M, N, kx, ky;
+  };
+  for (const std::string arch : {"wse2", "wse3"})
+    for (Shape c : {Shape{6, 8, 4, 3}, Shape{32, 16, 4, 4}, Shape{13, 11, 3, 4}, Shape{9, 7, 5, 2}, Shape{5, 20, 1, 3},
+                    Shape{10, 9, 4, 1}}) {
+      const std::string name = std::to_string(c.M) + "x" + std::to_string(c.N) + " on " + std::to_string(c.kx) + "x" +
+                               std::to_string(c.ky);
+      SCOPED_TRACE(arch + " " + name);
+      const xt::xarray<float> A = random_array({c.M, c.N}, 81), x = random_array({c.N}, 82), b = random_array({c.M}, 83);
+      const std::map<std::string, int64_t> params = {
+          {"M", int64_t(c.M)}, {"N", int64_t(c.N)}, {"kx", int64_t(c.kx)}, {"ky", int64_t(c.ky)}};
+      std::vector<std::pair<std::string, std::string>> csl_params;
+      for (const auto& [k, v] : params) csl_params.emplace_back(k, std::to_string(v));
+      const TiledRun csl = run_tiled_gemv(compile_kernel_csl("gemv-08-routes-3", csl_params, arch, {int(c.kx) + 2, int(c.ky) + 2, 1, 1}),
+                                          A, x, b, c.kx, c.ky);
+      const TiledRun wsa = run_tiled_gemv(build_kernel("gemv-08-routes-3", params, arch), A, x, b, c.kx, c.ky);
+      expect_close(csl.y, gemv_reference(A, x, b), 1e-5, 1e-5, "y");
+      EXPECT_EQ(csl.y, wsa.y);
+      std::printf("gemv-08 %s %s: cycles CSL %llu (launch %llu), assembly %llu (launch %llu)\n", arch.c_str(), name.c_str(),
+                  (unsigned long long)csl.cycles, (unsigned long long)csl.launch_cycles, (unsigned long long)wsa.cycles,
+                  (unsigned long long)wsa.launch_cycles);
     }
 }
 
