@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "emulator/fabric_registers.hpp"
 #include "emulator/fault.hpp"
 #include "isa/fp16.hpp"
 
@@ -388,13 +389,62 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
       break;
 
     case Opcode::LD32: reg(0) = sram.load32(mem_addr(1)); break;
-    case Opcode::LD16: reg(0) = sram.load16(mem_addr(1)); break;
-    case Opcode::LD16S: reg(0) = uint32_t(int32_t(int16_t(sram.load16(mem_addr(1))))); break;
+    case Opcode::LD16:
+    case Opcode::LD16S: {
+      const uint32_t a = mem_addr(1);
+      const std::optional<FabricRegister> fr = a >= sram.size() && ctx.router && profile.name == "wse2"
+                                                   ? fabric_register_at(a) : std::nullopt;
+      const uint16_t v = fr ? read_fabric_register(*ctx.router, *fr) : sram.load16(a);
+      reg(0) = insn.op == Opcode::LD16S ? uint32_t(int32_t(int16_t(v))) : v;
+      break;
+    }
     case Opcode::ST32: sram.store32(mem_addr(0), val(1)); break;
-    case Opcode::ST16: sram.store16(mem_addr(0), uint16_t(val(1))); break;
+    case Opcode::ST16: {
+      const uint32_t a = mem_addr(0);
+      const std::optional<FabricRegister> fr = a >= sram.size() && ctx.router && profile.name == "wse2"
+                                                   ? fabric_register_at(a) : std::nullopt;
+      if (!fr) {
+        sram.store16(a, uint16_t(val(1)));
+        break;
+      }
+      ColorChannel& ch = torn_down_channel(ctx, fr->color, fr->switch_config ? "st16 to a switch configuration register"
+                                                                           : "st16 to a color configuration register");
+      if (write_fabric_register(*ctx.router, ch, *fr, uint16_t(val(1)))) {
+        ++ch.switch_changes;
+        if (ctx.events) {
+          TraceEvent& e = ctx.events->add(ctx, TraceKind::SWITCH_CHANGED);
+          e.color = uint8_t(fr->color);
+          e.aux = ch.route.current;
+        }
+      }
+      break;
+    }
 
     case Opcode::DSDCOPY: dsr(0) = dsr(1); break;
     case Opcode::DSDBASE:
+    case Opcode::DSDINC: {  // a new base, or the base moved by a number of elements
+      isa::Descriptor& d = dsr(0);
+      need_kind(d, {isa::DsdKind::MEM1D, isa::DsdKind::MEM4D, isa::DsdKind::CIRCBUF, isa::DsdKind::FIFO}, 0);
+      d.base = insn.op == Opcode::DSDBASE
+                   ? u16_value(reg_or_imm(1), "base address")
+                   : u16_value(int64_t(d.base) + reg_or_imm(1) * (d.elem_bits / 8), "new base address");
+      break;
+    }
+    case Opcode::DSDLEN: {
+      isa::Descriptor& d = dsr(0);
+      if (d.kind == isa::DsdKind::NONE) kernel_error(fmt::format("dsdlen: d{} is not set", o[0].value));
+      if (d.kind == isa::DsdKind::MEM4D)
+        d.extents[0] = u16_value(reg_or_imm(1), "length");
+      else
+        d.length = u16_value(reg_or_imm(1), "length");
+      break;
+    }
+    case Opcode::DSDSTRIDE: {
+      isa::Descriptor& d = dsr(0);
+      need_kind(d, {isa::DsdKind::MEM1D, isa::DsdKind::MEM4D, isa::DsdKind::CIRCBUF}, 0);
+      (d.kind == isa::DsdKind::MEM4D ? d.strides[0] : d.stride) = i16_value(reg_or_imm(1), "stride");
+      break;
+    }
     case Opcode::DSDADDR: reg(0) = dsr(1).base; break;
     case Opcode::DSDCOLOR:
     case Opcode::DSDQUEUE: {  // the color or the queue of a fabric descriptor
@@ -408,6 +458,32 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
       break;
     }
     case Opcode::DSDCTL:
+    case Opcode::DSDSAVE: {  // a fabout's control flag, or a mem1d's save-address flag
+      isa::Descriptor& d = dsr(0);
+      const bool control = insn.op == Opcode::DSDCTL;
+      need_kind(d, {control ? isa::DsdKind::FABOUT : isa::DsdKind::MEM1D}, 0);
+      (control ? d.control : d.save_address) = reg_or_imm(1) != 0;
+      break;
+    }
+    case Opcode::DSDINDEX: {
+      isa::Descriptor& d = dsr(0);
+      need_kind(d, {isa::DsdKind::FABOUT}, 0);
+      const int64_t v = reg_or_imm(1);
+      d.index = v < 0 ? -1 : u16_value(v, "index");
+      break;
+    }
+    case Opcode::DSDLEN4:
+    case Opcode::DSDSTRIDE4: {
+      isa::Descriptor& d = dsr(0);
+      need_kind(d, {isa::DsdKind::MEM4D}, 0);
+      const int dim = int(o[1].value & 3);
+      const int64_t v = int32_t(regs[size_t(o[2].value) & 15]);
+      if (insn.op == Opcode::DSDLEN4)
+        d.extents[dim] = u16_value(v, "extent");
+      else
+        d.strides[dim] = i16_value(v, "stride");
+      break;
+    }
     case Opcode::DSDGETLEN: {
       const isa::Descriptor& d = dsr(1);
       if (d.kind == isa::DsdKind::NONE) kernel_error(fmt::format("dsdgetlen: d{} is not set", o[1].value));

@@ -81,6 +81,9 @@ struct ColorRoute {
   uint8_t num_positions = 1;                 // 1 + the highest switch position in use
   uint8_t current = 0;                       // the position the router starts in
   bool ring_mode = false;  // SWITCH_ADV past the last position wraps to 0 (else it stays)
+  // Bit k-1: invalid position k was last written as changing the input side (the select bit the
+  // switch configuration register keeps for it, fabric_registers.hpp); routing never reads it.
+  uint8_t invalid_position_selects = 0;
   bool filter = false;     // range filter on the upper 16 bits of wavelets to RAMP
   uint16_t filter_min = 0, filter_max = 0xFFFF;
   CounterFilter counter{};  // counter filter on wavelets to RAMP (see the contract)

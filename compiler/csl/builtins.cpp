@@ -542,9 +542,19 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     argc(2, 2);
     TypeRef t = eval_type(*e.args[0], ctx);
     Value v = rvalue(eval(*e.args[1], ctx), e.args[1]->span, ctx);
+    if (t->kind == TK::PTR || t->kind == TK::MANY_PTR) {
+      // A pointer made from an address, as the SDK's spmv-hypersparse reaches its router's
+      // configuration registers (@bitcast(*u16, byte_address).*): the register holds the address.
+      if (v.k != K::RUNTIME || v.type->kind != TK::INT || v.type->byte_size() != 2)
+        fail(e.args[1]->span, "unsupported: @bitcast to a pointer needs a run-time u16 or i16 address, found " +
+                                  (v.type ? v.type->str() : v.str()));
+      Value r = v;
+      r.type = t;
+      return r;
+    }
     const int tb = t->byte_size();
     if ((t->kind != TK::INT && t->kind != TK::FLOAT) || (tb != 2 && tb != 4))
-      fail(e.args[0]->span, "@bitcast converts between 16- and 32-bit integer and float types");
+      fail(e.args[0]->span, "@bitcast converts between 16- and 32-bit integer and float types, or makes a pointer of a 16-bit address");
     if (v.k == K::RUNTIME) {
       if (v.type->byte_size() != tb) fail(e.span, "@bitcast from " + v.type->str() + " to " + t->str() + ": the sizes differ");
       Value r = v;

@@ -11,6 +11,7 @@
 
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/compiler/csl_test_support.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -46,6 +47,23 @@ TEST(CslPointers, IndexingThroughPointersMatchesHandWorkedValues) {
     rt.memcpy_d2h(got, "out", 0, 0, 1, 1, int(kWant.size()));
     EXPECT_EQ(got, kWant);
   }
+}
+
+// A pointer made from an address with @bitcast(*u16, a) reaches the router's configuration
+// registers of WSE-2 (tests/compiler/programs/fabric_registers, emulator/fabric_registers.hpp),
+// as the SDK's spmv-hypersparse reconfigures its reduction color. Color 5 as the layout sets it:
+// tx RAMP (0x10) | rx W (0x20) | pop on advance (2 << 12) | teardown in progress (0x4000); position
+// 1 rx RAMP (0xC), positions 2, 3 invalid (0x5 each), ring mode (0x1000). Rewritten: position 0
+// rx N (0x100), tx RAMP (0x10); position 1 invalid with its select bit kept (0xD).
+TEST(CslPointers, ABitcastAddressReachesTheRouterConfigurationRegisters) {
+  runtime::host::SdkRuntime rt(executable_of(compile_csl_kernel(
+      source_dir() + "/tests/compiler/programs/fabric_registers/layout.csl", {}, "wse2", {3, 3, 1, 1}, "wsemu-csl-fabric-registers")));
+  rt.load();
+  launch_and_settle(rt, "run");
+  runtime::host::MemcpyOptions halves;
+  halves.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
+  EXPECT_EQ(read_back(rt, "words", 0, 0, 1, 1, 4, halves),
+            (std::vector<uint32_t>{0x6030, 0x155C, 0x6110, 0x155D}));
 }
 
 }  // namespace
