@@ -1,13 +1,9 @@
-// gemv-09: y = A x + b with x and b streamed in and y streamed out, against the xtensor
-// reference; block sizes differ per PE when M or N do not divide, so the streams are sent one
-// PE (x) or one row (b, y) at a time.
-#include "tests/e2e/gemv_tiles.hpp"
-#include "tests/e2e/host_calls.hpp"
+// gemv-09: y = A x + b with x and b streamed in and y streamed out (gemv_09_run.hpp), against
+// the xtensor reference; block sizes differ per PE when M or N do not divide.
+#include "kernels/gemv-09-streaming/gemv_09_run.hpp"
 
 namespace wsemu::testing {
 namespace {
-
-using runtime::host::MemcpyOptions;
 
 struct Case {
   size_t M, N, kx, ky;
@@ -23,39 +19,16 @@ TEST_P(Gemv09, StreamsMatchReference) {
       build_kernel("gemv-09-streaming",
                    {{"M", int64_t(c.M)}, {"N", int64_t(c.N)}, {"kx", int64_t(c.kx)}, {"ky", int64_t(c.ky)}}, c.arch);
   const xt::xarray<float> A = random_array({c.M, c.N}, 61), x = random_array({c.N}, 62), b = random_array({c.M}, 63);
-  const Blocks rows = split(c.M, c.ky), cols = split(c.N, c.kx);
-  const size_t MT = rows.max, NT = cols.max;
-  const std::vector<uint32_t> tiles = a_tiles(A, rows, cols, fp32_word);
-
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
-  rt.memcpy_h2d("A", tiles, 0, 0, int(c.kx), int(c.ky), int(MT * NT));
-  rt.launch("init");
-  MemcpyOptions stream;
-  stream.streaming = true;
-  for (size_t px = 0; px < c.kx; ++px) {
-    const xt::xarray<float> block = xt::view(x, xt::range(cols.start[px], cols.start[px] + cols.size[px]));
-    rt.memcpy_h2d("gemv", words(block), int(px), 0, 1, 1, int(cols.size[px]), stream);
-  }
-  for (size_t py = 0; py < c.ky; ++py) {
-    const xt::xarray<float> block = xt::view(b, xt::range(rows.start[py], rows.start[py] + rows.size[py]));
-    rt.memcpy_h2d("gemv", words(block), int(c.kx) - 1, int(py), 1, 1, int(rows.size[py]), stream);
-  }
-  xt::xarray<float> y = xt::zeros<float>({c.M});
-  for (size_t py = 0; py < c.ky; ++py) {
-    std::vector<uint32_t> out = read_back(rt, "gemv", int(c.kx) - 1, int(py), 1, 1, int(rows.size[py]), stream);
-    for (size_t i = 0; i < out.size(); ++i) y(rows.start[py] + i) = std::bit_cast<float>(out[i]);
-  }
-  rt.run_until_quiescent();
+  const StreamingRun r = run_streaming_gemv(exe, A, x, b, c.kx, c.ky, "gemv");
+  const xt::xarray<float>& y = r.y;
   expect_close(y, gemv_reference(A, x, b), 1e-5, 1e-5, "y");
   const xt::xarray<double> ref = gemv_reference(A, x, b);
   double err = 0;
   for (size_t i = 0; i < c.M; ++i) err = std::max(err, std::abs(double(y(i)) - ref(i)));
   std::printf("gemv-09 %zux%zu on %zux%zu (%s): %llu cycles = %.3f us at %.0f MHz (memcpy %llu, launch %llu); max "
               "error %.3g\n",
-              c.M, c.N, c.kx, c.ky, c.arch.c_str(), (unsigned long long)rt.cycles(), double(rt.cycles()) / rt.clock_mhz(),
-              rt.clock_mhz(), (unsigned long long)rt.stats().memcpy_cycles,
-              (unsigned long long)rt.stats().launch_cycles, err);
+              c.M, c.N, c.kx, c.ky, c.arch.c_str(), (unsigned long long)r.cycles, double(r.cycles) / r.clock_mhz, r.clock_mhz,
+              (unsigned long long)r.memcpy_cycles, (unsigned long long)r.launch_cycles, err);
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, Gemv09,
