@@ -1,5 +1,7 @@
 // Function instances (one per distinct set of comptime arguments), the generation of every
 // function and task body from the roots, and run-time calls with their register save/restore.
+#include <functional>
+
 #include "compiler/csl/codegen.hpp"
 
 namespace wsemu::compiler::csl {
@@ -278,8 +280,20 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
   for (int r = 8; r <= kLastLocalReg; ++r)
     if (g.pool[size_t(r)]) saved.push_back(r);
   g.spill_words = std::max(g.spill_words, int(saved.size()));
-  for (size_t k = 0; k < saved.size(); ++k)
-    emit(ctx, "st32 [" + g.spill + " + " + std::to_string(4 * k) + "], " + reg(saved[k]), at);
+  // The save words' base as a memory operand: past a mem operand's reach (far data), its address
+  // in a temporary above every saved one, held while it is used.
+  auto save_words = [&](const std::function<void(const std::string&)>& each_base) {
+    if (saved.empty()) return;
+    if (!g.p->far_data) return each_base(g.spill);
+    const int a = alloc_temp(ctx, at);
+    emit(ctx, "li " + reg(a) + ", " + g.spill, at);
+    each_base(reg(a));
+    free_temp(ctx, a);
+  };
+  save_words([&](const std::string& base) {
+    for (size_t k = 0; k < saved.size(); ++k)
+      emit(ctx, "st32 [" + base + " + " + std::to_string(4 * k) + "], " + reg(saved[k]), at);
+  });
   for (size_t k = 0; k < arg_regs.size(); ++k) {
     if (arg_regs[k] < 0) continue;  // stored into its data word while the arguments were evaluated
     if (8 + int(k) <= kLastLocalReg) {
@@ -309,8 +323,10 @@ Value Compiler::gen_call(const Value& fn, const std::vector<const Expr*>& args, 
     if (rd != 1) emit(ctx, "mov " + reg(rd) + ", r1", at);
     result = runtime(rd, rt);
   }
-  for (size_t k = 0; k < saved.size(); ++k)
-    emit(ctx, "ld32 " + reg(saved[k]) + ", [" + g.spill + " + " + std::to_string(4 * k) + "]", at);
+  save_words([&](const std::string& base) {
+    for (size_t k = 0; k < saved.size(); ++k)
+      emit(ctx, "ld32 " + reg(saved[k]) + ", [" + base + " + " + std::to_string(4 * k) + "]", at);
+  });
   return result;
 }
 

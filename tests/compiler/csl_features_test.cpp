@@ -245,5 +245,18 @@ TEST(CslWrap16, SumsProductsAndShiftsWrapToTheirType) {
   }
 }
 
+// Registers kept across a call in a program whose data passes a memory operand's 32 KiB reach
+// (tests/compiler/programs/far_spill): the save words' address goes through a register too.
+// Worked by hand: { 3 + 2 * 10, 3 * 7 }.
+TEST(CslFarSpill, CallWithLiveLocalsPastTheOperandReach) {
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    SdkRuntime rt(executable_of(compile_program("far_spill", {}, arch)));
+    rt.load();
+    launch_and_settle(rt, "run");
+    EXPECT_EQ(read_back(rt, "out", 0, 0, 1, 1, 2), (std::vector<uint32_t>{23, 21}));
+  }
+}
+
 }  // namespace
 }  // namespace wsemu::testing
