@@ -175,8 +175,8 @@ bool counts(const CounterFilter& f, const Wavelet& w) {
 }
 
 // Filters: a counted wavelet while the counter filter's count is past its max, a data wavelet
-// outside the color's range, and a control wavelet with the ce_ignore bit, do not go to RAMP.
-// Returns whether it was filtered away; `tx` loses RAMP then.
+// outside the color's range, and a control wavelet whose slot 0 has the no-CE bit, do not go to
+// RAMP. Returns whether it was filtered away; `tx` loses RAMP then.
 bool apply_range_filter(const ColorChannel& ch, const Wavelet& w, DirectionMask& tx) {
   if (!(tx & bit(Direction::RAMP))) return false;
   if (counts(ch.route.counter, w) && ch.filter_counter > ch.route.counter.max) {
@@ -335,7 +335,7 @@ bool route_color(RouterState& r, RampPort* core, ColorChannel& ch, OutputAllocat
   if (r.off_fabric & (tx | (1u << src))) alloc.edge_traffic = true;
   Wavelet out = w;
   out.advance_switch_after = false;
-  if (w.control && pops_command(ch.route, w.payload)) out.payload = control_shift_commands(w.payload);
+  if (w.control && pops_command(ch.route, w.payload)) out.payload = control_pop(w.payload);
   copy_to_outputs(r, core, ch, out, tx, ctx);
   if (filtered) ++ch.filtered;
   if (counts(ch.route.counter, w))

@@ -13,12 +13,12 @@
 // - Per cycle: at most one wavelet per output link (N, E, S, W, RAMP) and at most one wavelet
 //   per color; colors take turns for contended links (round robin); inputs of one color take
 //   turns too. Order per color per link is FIFO.
-// - Control wavelets: after a router forwards one it executes command 0 of the payload
-//   (SWITCH_ADV, SWITCH_RST, TEARDOWN). Its copies leave with the remaining commands shifted
-//   down (popped) as the color's pop mode says: always (the default), never, or only when
-//   command 0 is SWITCH_ADV. The switch moves only after the wavelet itself has been forwarded.
-//   A control wavelet with the ce_ignore bit never goes to RAMP (dropped, counted as filtered,
-//   where RAMP was its only output).
+// - Control wavelets (layout in wavelet.hpp): after a router forwards one it executes the
+//   command of slot 0 (SWITCH_ADV, SWITCH_RST, TEARDOWN). Its copies leave with slot 0 popped as
+//   the color's pop mode says: never (the default, the hardware's reset value), always, or only
+//   when the command is SWITCH_ADV. The switch moves only after the wavelet itself has been
+//   forwarded. A control wavelet whose slot 0 has the no-CE bit never goes to RAMP (dropped,
+//   counted as filtered, where RAMP was its only output).
 // - Teardown: TEARDOWN puts the wavelet's color into teardown at this router. From the next
 //   cycle the router moves no wavelet of that color (they wait in its buffers, backpressure as
 //   usual) and the core, if there is one, gets its teardown task activated. Only the core's
@@ -64,8 +64,8 @@ struct RoutePosition {
 
 // What a router does with the commands of a control wavelet it forwards (the SDK's pop modes).
 enum class PopMode : uint8_t {
-  ALWAYS_POP = 0,      // every router pops command 0 (wsemu's default)
-  NO_POP = 1,          // nobody pops: every router on the path executes the same command 0
+  ALWAYS_POP = 0,      // every router pops command 0
+  NO_POP = 1,          // (the default) nobody pops: every router executes the same command 0
   POP_ON_ADVANCE = 2,  // pop only when command 0 is SWITCH_ADV
 };
 
@@ -89,7 +89,7 @@ struct ColorRoute {
   CounterFilter counter{};  // counter filter on wavelets to RAMP (see the contract)
   bool swap_x = false;  // color swap c <-> c ^ 1 for wavelets from E and W (WSE-2)
   bool swap_y = false;  // ... from N and S
-  PopMode pop_mode = PopMode::ALWAYS_POP;
+  PopMode pop_mode = PopMode::NO_POP;
   // The route may be rewritten at run time (buffers on all four link inputs, see the contract).
   bool reconfigurable = false;
   // The color starts in teardown at this router (the SDK's `.teardown = true`); implies

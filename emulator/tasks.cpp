@@ -72,7 +72,7 @@ bool PeCore::try_pick(const Context& ctx, CycleResult& r) {
     regs[1] = w.payload & 0xFFFF;
     regs[2] = w.payload >> 16;
     if (w.control) {
-      if (!control_entry(w.payload)) {
+      if (!control_runs_task(w.payload)) {
         ++stats.control_dropped;
         r.progressed = true;
         return true;

@@ -13,6 +13,7 @@
 
 #include "firmware/data_paths.hpp"
 #include "firmware/firmware_paths.hpp"  // generated: kFirmwareSourceDir
+#include "isa/control_payload.hpp"
 
 namespace wsemu::firmware {
 
@@ -29,7 +30,7 @@ constexpr int kLegacyStreamOutQueue = 5;  // wse2: legacy color-23 streams (micr
 // Control task ids of the commands.
 constexpr int kTaskH2D = 21;
 constexpr int kTaskD2H = 22;
-constexpr int kTaskLaunch = 31;  // the SDK reserves 31; its kernels use 23 (wse2 data task of color 23) and 24
+constexpr int kTaskLaunch = 63;  // the top id: 31 names no task; SDK kernels bind 23 and 24
 constexpr int kTaskToHost = 30;
 // Local tasks.
 constexpr int kTaskResume = 27;
@@ -71,10 +72,10 @@ constexpr const char* kStreamColorsSymbol = "memcpy_h2d_colors";
 // program includes the firmware.
 constexpr const char* kInitTaskName = "memcpy_init";
 
-// A command's control wavelet payload: entry bit, control task id, 16-bit data, no router
-// commands (see emulator/wavelet.hpp for the layout).
+// A command's control wavelet payload: control task id, 16-bit data, no router commands
+// (isa/control_payload.hpp has the layout).
 constexpr uint32_t control_payload(int task, uint16_t data) {
-  return (uint32_t{1} << 22) | (uint32_t(task & 63) << 16) | data;
+  return isa::make_control_payload({}, task, data);
 }
 constexpr uint32_t address_word(uint32_t address, uint32_t flags) {
   return (address & 0xFFFF) | (flags << 16);

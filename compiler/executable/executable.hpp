@@ -80,8 +80,8 @@ struct ColorRoute {
   // color ^ 1.
   bool swap_x = false, swap_y = false;
   // What routers do with the commands of control wavelets they forward (emu::PopMode): 0 pop
-  // always (the default), 1 never, 2 only a SWITCH_ADV.
-  uint8_t pop_mode = 0;
+  // always, 1 never (the default, as on the hardware), 2 only a SWITCH_ADV.
+  uint8_t pop_mode = 1;
   // The PE may rewrite the route at run time (<tile_config>): the router buffers every link.
   bool reconfigurable = false;
   // The color starts in teardown (the SDK's `.teardown = true`); implies reconfigurable.

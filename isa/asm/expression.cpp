@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "isa/control_payload.hpp"
+
 namespace wsemu::isa::assembler {
 namespace {
 
@@ -308,41 +310,54 @@ class ExprParser {
       if (!expect(",", name)) return Status::FAILED;
       const int data_col = cur_.col();
       if ((s = int_arg(data, live, name)) != Status::OK) return s;
+      int64_t command = 0;
+      if (cur_.accept(",") && (s = command_arg(command, live, name)) != Status::OK) return s;
       if (!expect(")", name)) return Status::FAILED;
-      if (live && (task < 0 || task > 63)) {
-        ctx_.error(task_col, fmt::format("ctl_entry(): task id {} is outside 0..63", task));
+      if (live && (task < 0 || task > 63 || task == isa::kNoControlTask)) {
+        ctx_.error(task_col,
+                   fmt::format("ctl_entry(): task id {} is outside 0..63 or is 31 (no task)", task));
         return Status::FAILED;
       }
       if (live && (data < -32768 || data > 65535)) {
         ctx_.error(data_col, fmt::format("ctl_entry(): data {} does not fit in 16 bits", data));
         return Status::FAILED;
       }
-      out = Value::integer((data & 0xFFFF) | (task << 16) | (int64_t{1} << 22));
+      out = Value::integer(
+          isa::make_control_payload({isa::RouterCommand(command)}, int(task), uint16_t(data)));
       return Status::OK;
     }
     if (name == "ctl_cmds") {
-      int64_t word = 0;
-      for (int i = 0; i < 4; ++i) {
-        const int col = cur_.col();
+      std::array<isa::RouterCommand, isa::kControlSlots> commands{};
+      for (int i = 0; i < isa::kControlSlots; ++i) {
         int64_t c = 0;
-        Status s = int_arg(c, live, name);
+        Status s = command_arg(c, live, name);
         if (s != Status::OK) return s;
-        if (live && (c < 0 || c > 3)) {
-          ctx_.error(col, fmt::format("ctl_cmds(): command {} is not NOP, SWITCH_ADV, SWITCH_RST or TEARDOWN (0..3)", c));
-          return Status::FAILED;
-        }
-        word |= c << (24 + 2 * i);
+        commands[size_t(i)] = isa::RouterCommand(c);
         if (cur_.accept(")")) {
-          out = Value::integer(word);
+          out = Value::integer(isa::make_control_payload(commands));
           return Status::OK;
         }
-        if (i < 3 && !expect(",", name)) return Status::FAILED;
+        if (i + 1 < isa::kControlSlots && !expect(",", name)) return Status::FAILED;
       }
-      ctx_.error(cur_.col(), "ctl_cmds() takes at most 4 commands");
+      ctx_.error(cur_.col(), fmt::format("ctl_cmds() takes at most {} commands", isa::kControlSlots));
       return Status::FAILED;
     }
     ctx_.error(fn.col, fmt::format("unknown function '{}' (known: sizeof, bits, ctl_entry, ctl_cmds)", name));
     return Status::FAILED;
+  }
+
+  // A router command (NOP, SWITCH_ADV, SWITCH_RST, TEARDOWN: 0..3) of ctl_cmds / ctl_entry.
+  Status command_arg(int64_t& c, bool live, std::string_view name) {
+    const int col = cur_.col();
+    Status s = int_arg(c, live, name);
+    if (s != Status::OK) return s;
+    if (live && (c < 0 || c > 3)) {
+      ctx_.error(col, fmt::format("{}(): command {} is not NOP, SWITCH_ADV, SWITCH_RST or TEARDOWN (0..3)",
+                                  name, c));
+      return Status::FAILED;
+    }
+    if (!live) c = 0;
+    return Status::OK;
   }
 
   TokenCursor& cur_;

@@ -49,7 +49,7 @@ TEST(CslStdlib, MathRandomControlDirections) {
                                                 uint32_t(uint8_t(four[2])) << 16 | uint32_t(uint8_t(four[3])) << 24; };
     std::vector<uint32_t> want_trace = {17,
                                         0x10004, packed("Hell"), packed("o, t"), packed("race"), 0,  // "Hello, trace"
-                                        0x20001, 0x6B0000,                                         // u32
+                                        0x20001, 0x2B0000,                                         // u32: task 43's payload
                                         0x60001, 0xFFFE,                                           // i16 -2
                                         0x40001, 0x40000000,                                       // f32 2.0
                                         0x70001, 1,                                                // bool
@@ -71,7 +71,7 @@ TEST(CslStdlib, MathRandomControlDirections) {
       log.push_back(line.text);
     }
     // <simprint>: one entry per call, the values formatted as their names say.
-    const std::vector<std::string> want_log = {"stdlib: \"begin\" 100%\n", "9", "1680002", "-5", "2", "beef", "4000000000"};
+    const std::vector<std::string> want_log = {"stdlib: \"begin\" 100%\n", "9", "680002", "-5", "2", "beef", "4000000000"};
     EXPECT_EQ(log, want_log);
     std::printf("stdlib %s: %d elements, cycles %llu\n", arch.c_str(), N, (unsigned long long)rt.cycles());
 
@@ -126,12 +126,14 @@ TEST(CslStdlib, MathRandomControlDirections) {
     // 1 + 1 * u is exact in f16 (the ulp in [1, 2) is 2^-10): 0x3C00 | those 10 bits.
     EXPECT_EQ(bits[6], 0x3C00u | (draw16() >> 6)) << "random_f16(1, 2)";
 
-    // Payloads by hand: bit 22 = run the task, [21:16] its id, [15:0] data, [25:24] command 0.
-    EXPECT_EQ(ctl[0], 0x01000000u) << "SWITCH_ADV, routers only";
-    EXPECT_EQ(ctl[1], 0x01000000u | 0x400000u | (40u << 16) | 2u) << "SWITCH_ADV + task 40, data 2";
-    EXPECT_EQ(ctl[2], 0x03000000u | 0x400000u | (33u << 16) | 9u) << "TEARDOWN + task 33, run-time data 9";
-    EXPECT_EQ(ctl[3], 0x400000u | (43u << 16)) << "task 43 only";
-    EXPECT_EQ(ctl[4], 0x02000000u) << "SWITCH_RST, routers only";
+    // Payloads by hand, in the hardware's layout: slot 0's command in bits 23:22, task in 21:16
+    // (31: none), data in 15:0; routers only = every slot's no-CE bit (24, 27, 0, 3, 6, 9, 12, 15:
+    // 0x09009249) and task 31.
+    EXPECT_EQ(ctl[0], 0x09009249u | (1u << 22) | (31u << 16)) << "SWITCH_ADV, routers only";
+    EXPECT_EQ(ctl[1], (1u << 22) | (40u << 16) | 2u) << "SWITCH_ADV + task 40, data 2";
+    EXPECT_EQ(ctl[2], (3u << 22) | (33u << 16) | 9u) << "TEARDOWN + task 33, run-time data 9";
+    EXPECT_EQ(ctl[3], 43u << 16) << "task 43 only";
+    EXPECT_EQ(ctl[4], 0x09009249u | (2u << 22) | (31u << 16)) << "SWITCH_RST, routers only";
     EXPECT_EQ(ctl[5], 0xFF800000u) << "NEGATIVE_INF_f32";
   }
 }
@@ -168,7 +170,8 @@ TEST(CslStdlib, UnblockedUnboundTriggerRunsControlTasks) {
 
 // <memcpy/memcpy_switches>: the payloads by value (worked from isa/README.md, "Control
 // wavelets"), then by effect: switch_cmd_1 advances only the sender's router (a ring of two
-// equal positions, so the advance moves it and is popped there), so both data words reach PE 2;
+// equal positions, so the advance moves it and, pop always, is popped there), so both data words
+// reach PE 2;
 // switch_cmd_11 also advances PE 1's, which keeps the word after the control wavelet.
 TEST(CslStdlib, MemcpySwitchesMoveTheSwitchesTheyName) {
   for (const std::string arch : {"wse2", "wse3"}) {
@@ -177,9 +180,10 @@ TEST(CslStdlib, MemcpySwitchesMoveTheSwitchesTheyName) {
                                 "wsemu-csl-switches-" + arch)));
     rt.load();
     std::vector<uint32_t> words = read_back(rt, "words", 0, 0, 1, 1, 5);
-    // switch_cmd_1, _11, _111, reset_cmd_1, teardown_cmd_1: 2-bit commands from bit 24 (ADV 1, RST 2, TEARDOWN 3),
-    // and ctrl's ce_ignore bit 23
-    EXPECT_EQ(words, (std::vector<uint32_t>{0x01800000, 0x05800000, 0x15800000, 0x02800000, 0x03800000}));
+    // switch_cmd_1, _11, _111, reset_cmd_1, teardown_cmd_1 in the hardware's layout: task 31 (0x1F0000), every
+    // slot's no-CE bit (24, 27, 0, 3, 6, 9, 12, 15: 0x09009249); ADV 1, RST 2, TEARDOWN 3 in slot 0 (bits
+    // 23:22), ADV in slot 1 (26:25) and slot 2 (29:28). teardown_cmd_1 is the SDK allreduce's 0x9df9249.
+    EXPECT_EQ(words, (std::vector<uint32_t>{0x095F9249, 0x0B5F9249, 0x1B5F9249, 0x099F9249, 0x09DF9249}));
     rt.launch("send_1");
     std::vector<uint32_t> got = read_back(rt, "got", 1, 0, 2, 1, 4);
     EXPECT_EQ(got, (std::vector<uint32_t>{0, 0, 0, 0, 11, 22, 0, 0}));

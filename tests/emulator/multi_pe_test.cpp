@@ -124,7 +124,7 @@ TEST(MultiPe, CentreSendsFourDirectionsOnOneColorWithSwitches) {
 .task main, local, 10
 .oqinit 0, 5
 main:
-  li r2, ctl_cmds(SWITCH_ADV)      ; 0x01000000
+  li r2, ctl_cmds(SWITCH_ADV)      ; 0x005F0000: ADV in slot 0, no control task
   li r1, 10
   send 0, r1
   sendc 0, r2

@@ -19,7 +19,7 @@ using emu::Wavelet;
 
 Wavelet commands(uint8_t color, RouterCommand c0, RouterCommand c1 = RouterCommand::NOP,
                  RouterCommand c2 = RouterCommand::NOP, bool ce_ignore = false) {
-  return control_wavelet(color, emu::make_control_payload({c0, c1, c2, RouterCommand::NOP}, 0, false, 0, ce_ignore));
+  return control_wavelet(color, emu::make_control_payload({c0, c1, c2}, emu::kNoControlTask, 0, ce_ignore));
 }
 
 // Whether `color` is in teardown at PE (x, y): the hang report lists every torn-down color.
@@ -140,7 +140,7 @@ seen:   .u32 0
 ctl_ran: .u32 0
 )");
   w.load_program(0, 0, prog);
-  const uint32_t payload = emu::make_control_payload({}, 5, true, 0, true);
+  const uint32_t payload = emu::make_control_payload({}, 5, 0, true);
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, control_wavelet(3, payload)));
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(3, 42)));
   run_ok(w);

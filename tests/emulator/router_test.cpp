@@ -149,6 +149,7 @@ emu::ColorRoute three_way_switch(bool ring) {
   r.positions[2] = {dirs("W"), dirs("S")};
   r.num_positions = 3;
   r.ring_mode = ring;
+  r.pop_mode = emu::PopMode::ALWAYS_POP;
   return r;
 }
 
@@ -156,8 +157,11 @@ TEST(Router, SwitchAdvancesAfterTheControlWaveletPassed) {
   for (bool ring : {true, false}) {
     Wafer w(emu::arch_profile("wse2"), 1, 1);
     w.set_route(0, 0, 5, three_way_switch(ring));
-    const uint32_t adv = emu::make_control_payload({RouterCommand::SWITCH_ADV, RouterCommand::NOP,
-                                                    RouterCommand::NOP, RouterCommand::NOP});
+    // ADV in slot 0 (bits 24:22), no control task (31 in bits 21:16): 0x005F0000; popped, slot
+    // 0 holds slot 1's NOP: 0x001F0000.
+    const uint32_t adv = emu::make_control_payload({RouterCommand::SWITCH_ADV});
+    ASSERT_EQ(adv, 0x005F0000u);
+    const uint32_t popped = 0x001F0000u;
     const std::vector<Wavelet> in = {data_wavelet(5, 10), control_wavelet(5, adv), data_wavelet(5, 11),
                                      control_wavelet(5, adv), data_wavelet(5, 12), control_wavelet(5, adv),
                                      data_wavelet(5, 13)};
@@ -169,16 +173,16 @@ TEST(Router, SwitchAdvancesAfterTheControlWaveletPassed) {
     ASSERT_EQ(next, in.size());
     // The control wavelet uses the old position, so it goes out with the data before it.
     // Its command is consumed here; what leaves carries the shifted (empty) commands.
-    EXPECT_EQ(drain(w, 0, 0, Direction::NORTH), (std::vector<uint32_t>{11, 0}));
+    EXPECT_EQ(drain(w, 0, 0, Direction::NORTH), (std::vector<uint32_t>{11, popped}));
     if (ring) {
-      EXPECT_EQ(drain(w, 0, 0, Direction::EAST), (std::vector<uint32_t>{10, 0, 13}));
-      EXPECT_EQ(drain(w, 0, 0, Direction::SOUTH), (std::vector<uint32_t>{12, 0}));
+      EXPECT_EQ(drain(w, 0, 0, Direction::EAST), (std::vector<uint32_t>{10, popped, 13}));
+      EXPECT_EQ(drain(w, 0, 0, Direction::SOUTH), (std::vector<uint32_t>{12, popped}));
       EXPECT_EQ(w.route(0, 0, 5)->current, 0);
     } else {
-      EXPECT_EQ(drain(w, 0, 0, Direction::EAST), (std::vector<uint32_t>{10, 0}));
+      EXPECT_EQ(drain(w, 0, 0, Direction::EAST), (std::vector<uint32_t>{10, popped}));
       // The third ADV finds the switch on its last position: it cannot move it, so it leaves
-      // unpopped (ADV in bits [25:24]) for the next router.
-      EXPECT_EQ(drain(w, 0, 0, Direction::SOUTH), (std::vector<uint32_t>{12, 1u << 24, 13}));
+      // unpopped (ADV still in slot 0) for the next router.
+      EXPECT_EQ(drain(w, 0, 0, Direction::SOUTH), (std::vector<uint32_t>{12, adv, 13}));
       EXPECT_EQ(w.route(0, 0, 5)->current, 2);
     }
   }
@@ -197,10 +201,12 @@ TEST(Router, EachRouterExecutesCommandZeroAndShiftsTheRest) {
   r1.positions[1] = {dirs("W"), dirs("S")};
   r1.num_positions = 2;
   r1.current = 1;
+  r0.pop_mode = r1.pop_mode = emu::PopMode::ALWAYS_POP;
   w.set_route(0, 0, 7, r0);
   w.set_route(1, 0, 7, r1);
-  const uint32_t cmds = emu::make_control_payload(
-      {RouterCommand::SWITCH_ADV, RouterCommand::SWITCH_RST, RouterCommand::NOP, RouterCommand::NOP}, 0, false, 0x1234);
+  // ADV in slot 0 (bits 24:22), RST in slot 1 (27:25), no task (31 in 21:16).
+  const uint32_t cmds = emu::make_control_payload({RouterCommand::SWITCH_ADV, RouterCommand::SWITCH_RST});
+  ASSERT_EQ(cmds, (1u << 22) | (2u << 25) | (31u << 16));
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, control_wavelet(7, cmds)));
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(7, 99)));
   run_ok(w);
@@ -209,7 +215,7 @@ TEST(Router, EachRouterExecutesCommandZeroAndShiftsTheRest) {
   auto south = w.pop_edge(1, 0, Direction::SOUTH);
   ASSERT_TRUE(south);
   EXPECT_TRUE(south->control);
-  EXPECT_EQ(south->payload, 0x1234u);  // both commands consumed, data kept
+  EXPECT_EQ(south->payload, 31u << 16);  // both commands consumed: NOPs in every slot
   EXPECT_EQ(drain(w, 0, 0, Direction::NORTH), std::vector<uint32_t>{99});
 }
 

@@ -102,7 +102,7 @@ on_control:
     Wafer w(emu::arch_profile_with("wse2", overrides), 1, 1);
     w.load_program(0, 0, prog);
     w.set_route(0, 0, 4, route("W", "R"));
-    const emu::Wavelet wv = control ? control_wavelet(4, emu::make_control_payload({}, 7, true, 0))
+    const emu::Wavelet wv = control ? control_wavelet(4, emu::make_control_payload({}, 7, 0))
                                     : data_wavelet(4, 42);
     EXPECT_TRUE(w.push_edge(0, 0, Direction::WEST, wv));
     run_ok(w);

@@ -178,7 +178,7 @@ TEST(TaskPicker, ControlWaveletRunsItsControlTaskWithData) {
   Wafer w(emu::arch_profile("wse2"), 1, 1);
   w.load_program(0, 0, p);
   w.set_route(0, 0, 6, route("W", "R"));
-  const uint32_t ctl = emu::make_control_payload({}, 40, true, 0x55);
+  const uint32_t ctl = emu::make_control_payload({}, 40, 0x55);
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, control_wavelet(6, ctl)));
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(6, 77)));
   run_ok(w);
@@ -193,7 +193,7 @@ TEST(TaskPicker, ControlTaskNeedsTheColorUnblocked) {
   Wafer w(emu::arch_profile("wse2"), 1, 1);
   w.load_program(0, 0, p);
   w.set_route(0, 0, 6, route("W", "R"));
-  ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, control_wavelet(6, emu::make_control_payload({}, 40, true, 1))));
+  ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, control_wavelet(6, emu::make_control_payload({}, 40, 1))));
   const auto r = w.run(1000);
   ASSERT_EQ(r.status, emu::RunResult::Status::HANG);
   EXPECT_EQ(order(w, *p, 1)[0], 0u);
@@ -202,12 +202,12 @@ TEST(TaskPicker, ControlTaskNeedsTheColorUnblocked) {
   EXPECT_EQ(order(w, *p, 1)[0], 1u);
 }
 
-TEST(TaskPicker, ControlWaveletWithoutEntryIsDropped) {
+TEST(TaskPicker, ControlWaveletNamingNoTaskIsDropped) {
   auto p = assemble(".arch wse2\n" + kOrder + ".task on6, data, color 6\n" + order_task("on6", 0));
   Wafer w(emu::arch_profile("wse2"), 1, 1);
   w.load_program(0, 0, p);
   w.set_route(0, 0, 6, route("W", "R"));
-  ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, control_wavelet(6, 0)));
+  ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, control_wavelet(6, 31u << 16)));  // task 31: none
   ASSERT_TRUE(w.push_edge(0, 0, Direction::WEST, data_wavelet(6, 1)));
   run_ok(w);
   const auto v = w.core_view(0, 0);

@@ -19,7 +19,7 @@ using emu::Wavelet;
 
 // A control wavelet whose commands are `c0` at the first router it passes, `c1` at the second...
 Wavelet commands(uint8_t color, RouterCommand c0, RouterCommand c1 = RouterCommand::NOP) {
-  return control_wavelet(color, emu::make_control_payload({c0, c1, RouterCommand::NOP, RouterCommand::NOP}));
+  return control_wavelet(color, emu::make_control_payload({c0, c1}));
 }
 
 // Color 1 enters from the west; position 0 sends it east, position 1 north.
@@ -141,15 +141,17 @@ mask:   .u32 0
 TEST(Teardown, CreditsStayExactAcrossAReconfigurationTowardANewNeighbour) {
   // 3x2 fabric, color 1:  (0,0) W->E   (1,0) pos 0 W->E, pos 1 W->S   (2,0) W->E
   //                                    (1,1) N->E                     (2,1) W->E
-  // The control wavelet's command 0 (NOP) is for (0,0), command 1 (TEARDOWN) for (1,0). Task
-  // 29 there only moves the switch to position 1; task 10, activated by the host later, exits
-  // the teardown. While torn down the fabric holds exactly 6 wavelets of color 1: 3 in the
+  // The control wavelet's command 0 (NOP) is for (0,0), which pops it, command 1 (TEARDOWN) for
+  // (1,0). Task 29 there only moves the switch to position 1; task 10, activated by the host
+  // later, exits the teardown. While torn down the fabric holds exactly 6 wavelets of color 1: 3 in the
   // west buffer of (1,0) and 3 in the west buffer of (0,0). A credit miscount would admit a
   // seventh (a buffer overrun) or fewer; after tdexit every wavelet must reach (2,1)'s east
   // edge in order, through (1,1), whose buffer from the north existed (and was credited to
   // (1,0)) from set_route on, since it belongs to the union of (1,0)'s positions.
   Wafer w(emu::arch_profile("wse2"), 3, 2);
-  w.set_route(0, 0, 1, route("W", "E"));
+  emu::ColorRoute first = route("W", "E");
+  first.pop_mode = emu::PopMode::ALWAYS_POP;  // (0,0) pops its NOP, so (1,0) sees the TEARDOWN
+  w.set_route(0, 0, 1, first);
   emu::ColorRoute mid = route("W", "E");
   mid.positions[1] = {dirs("W"), dirs("S")};
   mid.num_positions = 2;

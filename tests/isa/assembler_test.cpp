@@ -79,14 +79,17 @@ TEST(Assembler, ControlWaveletBuiltinsMatchThePayloadLayout) {
   const ObjectImage o = assemble_ok(R"(
         li r1, ctl_entry(5, 0xBEEF)
         li r2, ctl_cmds(SWITCH_ADV, NOP, TEARDOWN, SWITCH_RST)
-        li r3, ctl_entry(t, 1) | ctl_cmds(TEARDOWN)
+        li r3, ctl_entry(t, 1, TEARDOWN)
+        li r4, ctl_cmds(NOP, NOP, NOP, NOP, NOP, NOP, NOP, SWITCH_ADV)
 .task t, local, 12
         exit
 )");
-  // data in [15:0], task id in [21:16], bit 22 = run the control task, commands 2 bits each from 24.
-  EXPECT_EQ(decoded(o, 0).operands[1].value, 0xBEEF | (5 << 16) | (1 << 22));
-  EXPECT_EQ(decoded(o, 1).operands[1].value, (1 << 24) | (0 << 26) | (3 << 28) | (int64_t{2} << 30));
-  EXPECT_EQ(decoded(o, 2).operands[1].value, 1 | (12 << 16) | (1 << 22) | (3 << 24));
+  // The hardware's layout (isa/README.md): data in [15:0], task in [21:16] (31: none), slot 0 in
+  // 24:22, slot 1 in 27:25, slot 2's command in 29:28, slots 3..7 in 3:1 .. 15:13.
+  EXPECT_EQ(decoded(o, 0).operands[1].value, 0x0005BEEF);
+  EXPECT_EQ(decoded(o, 1).operands[1].value, (1 << 22) | (3 << 28) | (2 << 1) | (31 << 16));  // 0x305F0004
+  EXPECT_EQ(decoded(o, 2).operands[1].value, 1 | (12 << 16) | (3 << 22));                     // 0x00CC0001
+  EXPECT_EQ(decoded(o, 3).operands[1].value, (1 << 13) | (31 << 16));                         // 0x001F2000
 }
 
 TEST(Assembler, DataDirectivesWriteLittleEndianValues) {
