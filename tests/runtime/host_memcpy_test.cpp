@@ -75,6 +75,24 @@ TEST(HostMemcpy, SixteenBitElements) {
   for (size_t i = 0; i < in.size(); ++i) EXPECT_EQ(out[i], in[i] & 0xFFFF);
 }
 
+// A read past a symbol's end reads the memory after it, as the SDK's memcpy does (its
+// benchmarks/25-pt-stencil reads 6 words of the 5-word `maxmin_time`): in echo.wsa `halfs`
+// follows the 8 words of `words`, so a 9th word is halfs[0] | halfs[1] << 16. A write past the
+// end stays a usage error (UsageErrorsAreClear).
+TEST(HostMemcpy, ReadPastASymbolReadsTheWordsAfterIt) {
+  SdkRuntime rt(echo());
+  rt.load();
+  rt.memcpy_h2d("words", iota_words(8, 100), 0, 0, 1, 1, 8);
+  MemcpyOptions o;
+  o.data_type = MemcpyDataType::MEMCPY_16BIT;
+  rt.memcpy_h2d("halfs", {{0x1111, 0x2222, 0, 0, 0, 0, 0, 0}}, 0, 0, 1, 1, 8, o);
+  std::vector<uint32_t> out(9);
+  rt.memcpy_d2h(out, "words", 0, 0, 1, 1, 9);
+  std::vector<uint32_t> want = iota_words(8, 100);
+  want.push_back(0x22221111u);
+  EXPECT_EQ(out, want);
+}
+
 TEST(HostMemcpy, SubRectangleAndFewerElements) {
   SdkRuntime rt(echo({{"W", 3}, {"H", 2}, {"FW", 5}}));
   rt.load();
