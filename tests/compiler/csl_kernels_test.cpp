@@ -2,6 +2,7 @@
 // both on the same inputs, checks both against the kernel's own independent reference (worked in
 // C++ here: x + 1, the fp32 sum in stream order, a filter's quarter of the stream, ...) and the
 // two outputs against each other, and prints both cycle counts (the kernel README's row).
+#include <algorithm>
 #include <bit>
 #include <map>
 #include <cstdio>
@@ -12,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/pipeline-01-basic/pipeline_run.hpp"
+#include "kernels/7pt-stencil-spmv/stencil7_reference.hpp"
 #include "kernels/gemv-09-streaming/gemv_09_run.hpp"
 #include "kernels/stencil-2d-5pt/stencil_run.hpp"
 #include "runtime/host/host_error.hpp"
@@ -252,6 +254,52 @@ TEST(CslGemv09, StreamsMatchTheReferenceAndTheAssembly) {
       std::printf("gemv-09 %s %s: cycles CSL %llu (launch %llu), assembly %llu (launch %llu)\n", arch.c_str(), name.c_str(),
                   (unsigned long long)csl.cycles, (unsigned long long)csl.launch_cycles, (unsigned long long)wsa.cycles,
                   (unsigned long long)wsa.launch_cycles);
+    }
+}
+
+// 7pt-stencil-spmv: the grids of the assembly kernel's test, each on wse2 and wse3, through its
+// host calls (x and coeff in, launch `compute`, y and maxmin_time out), against the reference
+// that indexes the whole 3-D grid (stencil7_reference.hpp); CSL and assembly y the same floats.
+// Printed: each version's timed window per PE (min .. max) and the whole run.
+TEST(CslSpmv7pt, MatchesTheGridReferenceAndTheAssembly) {
+  struct Grid {
+    int kx, ky, z;
+  };
+  struct Run {
+    std::vector<uint32_t> y;
+    uint32_t lo = ~0u, hi = 0;
+    uint64_t cycles = 0;
+  };
+  for (const std::string arch : {"wse2", "wse3"})
+    for (Grid c : {Grid{5, 5, 5}, Grid{1, 1, 1}, Grid{1, 1, 6}, Grid{3, 2, 7}, Grid{4, 4, 32}, Grid{7, 4, 9}}) {
+      const std::string name = std::to_string(c.kx) + "x" + std::to_string(c.ky) + "x" + std::to_string(c.z);
+      SCOPED_TRACE(arch + " " + name);
+      const size_t kx = size_t(c.kx), ky = size_t(c.ky), z = size_t(c.z);
+      const xt::xarray<float> x = random_array({ky, kx, z}, 511), coeff = random_array({ky, kx, 7, z}, 512);
+      auto run = [&](const compiler::Executable& exe) {
+        SdkRuntime rt(exe);
+        rt.load();
+        rt.memcpy_h2d("x", words(x), 0, 0, c.kx, c.ky, c.z);
+        rt.memcpy_h2d("coeff", words(coeff), 0, 0, c.kx, c.ky, 7 * c.z);
+        launch_and_settle(rt, "compute");
+        Run r;
+        r.y = read_back(rt, "y", 0, 0, c.kx, c.ky, c.z);
+        const std::vector<uint32_t> t = read_back(rt, "maxmin_time", 0, 0, c.kx, c.ky, 4);
+        for (size_t p = 0; p < kx * ky; ++p) {
+          r.lo = std::min(r.lo, t[p * 4 + 2] - t[p * 4]);
+          r.hi = std::max(r.hi, t[p * 4 + 2] - t[p * 4]);
+        }
+        r.cycles = rt.cycles();
+        return r;
+      };
+      const Run csl = run(compile_kernel_csl("7pt-stencil-spmv",
+                                             {{"kx", std::to_string(c.kx)}, {"ky", std::to_string(c.ky)}, {"Z", std::to_string(c.z)}},
+                                             arch, {c.kx + 2, c.ky + 2, 1, 1}));
+      const Run wsa = run(build_kernel("7pt-stencil-spmv", {{"kx", c.kx}, {"ky", c.ky}, {"Z", c.z}}, arch));
+      expect_close(floats(csl.y, {ky, kx, z}), stencil7::apply(coeff, xt::cast<double>(x)), 1e-5, 1e-5, "y");
+      EXPECT_EQ(csl.y, wsa.y);
+      std::printf("spmv7 %s %s: per PE CSL %u .. %u, assembly %u .. %u; whole run CSL %llu, assembly %llu\n", arch.c_str(),
+                  name.c_str(), csl.lo, csl.hi, wsa.lo, wsa.hi, (unsigned long long)csl.cycles, (unsigned long long)wsa.cycles);
     }
 }
 
