@@ -120,6 +120,13 @@ VectorOperand PeCore::resolve_operand(const isa::Operand& o, bool is_dst, uint8_
     v.d.elem_bits = 32;
     return v;
   }
+  // A fabric descriptor has no element type of its own: each wavelet is one element of the
+  // operation's width (the SDK's fabin_dsd / fabout_dsd name none; spmv-hypersparse reads one
+  // fabin DSR with @mov16 and @mov32).
+  if (d.kind == DsdKind::FABIN || d.kind == DsdKind::FABOUT) {
+    v.d.elem_bits = bits;
+    return v;
+  }
   if (d.elem_bits != bits && !fifo_slot)
     kernel_error(fmt::format("d{} holds {}-bit elements, but this operand is {}-bit", o.value, d.elem_bits, bits));
   if (d.kind == DsdKind::CIRCBUF && d.length == 0)
@@ -284,11 +291,13 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
     op.length = operand_length(v);
     have_length = true;
   }
-  // A longer operand is used for its first `length` elements. A shorter one the hardware would
-  // run past the end of; wsemu stops there.
+  // A longer operand is used for its first `length` elements. A shorter memory one the hardware
+  // would run past the end of; wsemu stops there. A fabric one has no end to run past: it moves
+  // `length` wavelets (spmv-hypersparse sends a buffer of run-time length through its fabout DSD
+  // of extent 1).
   for (int i = 0; i < info.num_operands && have_length; ++i) {
     const VectorOperand& v = op.operands[i];
-    if (!gives_length(v)) continue;
+    if (!gives_length(v) || v.kind == Kind::FABIN || v.kind == Kind::FABOUT) continue;
     const uint32_t len = operand_length(v);
     if (len < op.length)
       kernel_error(fmt::format("{}: operand d{} has {} elements, the operation {}", info.mnemonic, v.index, len,

@@ -107,6 +107,36 @@ main:
   }
 }
 
+// A fabric descriptor has no element width or length of its own that bounds an operation: the
+// operation's width is the wavelets' (low 16 bits for a 16-bit one) and its length (the first
+// memory source's here) is how many move, as the SDK's spmv-hypersparse reads one fabin DSR
+// with @mov16 and @mov32 and sends a run-time number of u16 through a fabout of extent 1.
+// Task 10: mov16 of 3 halfwords {7, 8, 9} into a 32-bit fabout of extent 1 (color 2, out east),
+// then mov16 of 2 wavelets {0x10004, 0x10005} from a 32-bit fabin of extent 2 into halfwords.
+TEST(Dsd, FabricDescriptorsTakeTheOperationsWidthAndLength) {
+  const auto p = assemble(R"(.task main, local, 10
+.data
+h:      .u16 7, 8, 9
+g:      .u16 0, 0
+.dsd    h3 = mem1d(h, 3)
+.dsd    g2 = mem1d(g, 2)
+.dsd    outq = fabout(2, 2, 1)
+.dsd    inq = fabin(1, 1, 2)
+.iqinit 1, 1
+.code
+main:
+  mov16 outq, h3
+  mov16 g2, inq
+  exit
+)");
+  emu::Wafer w(emu::arch_profile("wse2"), 1, 1);
+  start_pe(w, p, {{1, "W", "R"}, {2, "R", "E"}});
+  push_all(w, 0, 0, Direction::WEST, {data_wavelet(1, 0x10004), data_wavelet(1, 0x10005)});
+  run_ok(w);
+  EXPECT_EQ(drain(w, 0, 0, Direction::EAST), (std::vector<uint32_t>{7, 8, 9}));
+  EXPECT_EQ(read<uint16_t>(w, 0, 0, addr(*p, "g"), 2), (std::vector<uint16_t>{4, 5}));
+}
+
 TEST(Dsd, RegisterSourceBroadcastsAndRegisterDestinationReduces) {
   // y = y + A * 2.0 ; r3 = sum(x) ; r4 = dot(x, x) = 1 + 4 + 9 + 16 = 30.
   std::shared_ptr<const isa::ObjectImage> p;
