@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <numbers>
 
+#include "kernels/fft/dft_reference.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
@@ -22,22 +23,6 @@ struct Case {
   bool half, inverse;
   std::string arch;
 };
-
-// The reference: a direct DFT in double precision (no FFT, no emulator).
-xt::xarray<std::complex<double>> reference_dft(const xt::xarray<float>& re, const xt::xarray<float>& im,
-                                               bool inverse) {
-  const size_t n = re.size();
-  xt::xarray<std::complex<double>> out = xt::zeros<std::complex<double>>({n});
-  const double sign = inverse ? 1.0 : -1.0;
-  for (size_t k = 0; k < n; ++k) {
-    std::complex<double> sum = 0;
-    for (size_t j = 0; j < n; ++j)
-      sum += std::complex<double>(re(j), im(j)) *
-             std::polar(1.0, sign * 2.0 * std::numbers::pi * double((j * k) % n) / double(n));
-    out(k) = inverse ? sum / double(n) : sum;
-  }
-  return out;
-}
 
 void run_case(const Case& c) {
   const compiler::Executable exe =
@@ -69,13 +54,8 @@ void run_case(const Case& c) {
   const xt::xarray<float> got_im = c.half ? halves(out_im, {c.n}) : floats(out_im, {c.n});
 
   const xt::xarray<std::complex<double>> ref = reference_dft(re, im, c.inverse);
-  // An FFT's error grows with log2(N) roundings per output, each relative to the signal's
-  // size; allow 4 roundings per stage plus the twiddles' own rounding.
-  double scale = 0;
-  for (auto v : ref) scale = std::max(scale, std::abs(v));
   const double unit = c.half ? std::ldexp(1.0, -11) : std::ldexp(1.0, -24);
-  const double stages = std::log2(double(c.n));
-  const double tol = 4.0 * (stages + 1.0) * unit * scale;
+  const double tol = fft_tolerance(ref, unit);
   double worst = 0;
   size_t bad = 0;
   for (size_t k = 0; k < c.n; ++k) {

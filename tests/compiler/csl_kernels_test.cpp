@@ -4,7 +4,10 @@
 // two outputs against each other, and prints both cycle counts (the kernel README's row).
 #include <algorithm>
 #include <bit>
+#include <cmath>
+#include <complex>
 #include <map>
+#include <numbers>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -14,6 +17,7 @@
 
 #include "kernels/pipeline-01-basic/pipeline_run.hpp"
 #include "kernels/7pt-stencil-spmv/stencil7_reference.hpp"
+#include "kernels/fft/dft_reference.hpp"
 #include "kernels/gemv-09-streaming/gemv_09_run.hpp"
 #include "kernels/stencil-2d-5pt/stencil_run.hpp"
 #include "runtime/host/host_error.hpp"
@@ -301,6 +305,53 @@ TEST(CslSpmv7pt, MatchesTheGridReferenceAndTheAssembly) {
       std::printf("spmv7 %s %s: per PE CSL %u .. %u, assembly %u .. %u; whole run CSL %llu, assembly %llu\n", arch.c_str(),
                   name.c_str(), csl.lo, csl.hi, wsa.lo, wsa.hi, (unsigned long long)csl.cycles, (unsigned long long)wsa.cycles);
     }
+}
+
+// fft (1-D, fp32): N = 2, 16, 64, 256 forward and inverse, wse2 and wse3, the assembly kernel's
+// host calls (re, im, wre, wim in, launch `compute`, re and im out); CSL and assembly outputs the
+// same floats, both within the FFT bound of a direct DFT (dft_reference.hpp).
+TEST(CslFft1d, MatchesTheDirectDftAndTheAssembly) {
+  for (const std::string arch : {"wse2", "wse3"})
+    for (size_t n : {size_t(2), size_t(16), size_t(64), size_t(256)})
+      for (bool inverse : {false, true}) {
+        const std::string name = "N=" + std::to_string(n) + (inverse ? " inverse" : " forward");
+        SCOPED_TRACE(arch + " " + name);
+        const xt::xarray<float> re = random_array({n}, 95), im = random_array({n}, 96);
+        xt::xarray<float> wre = xt::zeros<float>({n / 2}), wim = xt::zeros<float>({n / 2});
+        for (size_t k = 0; k < n / 2; ++k) {
+          wre(k) = float(std::cos(2.0 * std::numbers::pi * double(k) / double(n)));
+          wim(k) = float(-std::sin(2.0 * std::numbers::pi * double(k) / double(n)));
+        }
+        auto run = [&](const compiler::Executable& exe, uint64_t& cycles, uint64_t& compute) {
+          SdkRuntime rt(exe);
+          rt.load();
+          rt.memcpy_h2d("re", words(re), 0, 0, 1, 1, int(n));
+          rt.memcpy_h2d("im", words(im), 0, 0, 1, 1, int(n));
+          rt.memcpy_h2d("wre", words(wre), 0, 0, 1, 1, int(n / 2));
+          rt.memcpy_h2d("wim", words(wim), 0, 0, 1, 1, int(n / 2));
+          const uint64_t before = rt.cycles();
+          rt.launch("compute");
+          compute = rt.cycles() - before;
+          std::vector<uint32_t> out = read_back(rt, "re", 0, 0, 1, 1, int(n));
+          const std::vector<uint32_t> out_im = read_back(rt, "im", 0, 0, 1, 1, int(n));
+          out.insert(out.end(), out_im.begin(), out_im.end());
+          cycles = rt.cycles();
+          return out;
+        };
+        uint64_t cycles = 0, compute = 0, cycles_asm = 0, compute_asm = 0;
+        const std::vector<uint32_t> got = run(
+            compile_kernel_csl("fft", {{"N", std::to_string(n)}, {"INVERSE", inverse ? "1" : "0"}}, arch, {3, 3, 1, 1}),
+            cycles, compute);
+        const xt::xarray<std::complex<double>> ref = reference_dft(re, im, inverse);
+        const double tol = fft_tolerance(ref, std::ldexp(1.0, -24));
+        for (size_t k = 0; k < n; ++k)
+          EXPECT_LE(std::abs(std::complex<double>(std::bit_cast<float>(got[k]), std::bit_cast<float>(got[n + k])) - ref(k)), tol)
+              << "X[" << k << "]";
+        EXPECT_EQ(run(build_kernel("fft", {{"N", int64_t(n)}, {"INVERSE", inverse ? 1 : 0}}, arch), cycles_asm, compute_asm), got);
+        std::printf("fft %s %s: cycles CSL %llu (compute %llu), assembly %llu (compute %llu)\n", arch.c_str(), name.c_str(),
+                    (unsigned long long)cycles, (unsigned long long)compute, (unsigned long long)cycles_asm,
+                    (unsigned long long)compute_asm);
+      }
 }
 
 }  // namespace

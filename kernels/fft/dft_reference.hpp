@@ -1,0 +1,41 @@
+// The fft tests' reference (the assembly kernel's fft_test.cpp and the CSL version's in
+// tests/compiler/csl_kernels_test.cpp): a direct O(N^2) DFT in double precision, numpy's
+// conventions (forward sum x_n e^{-2 pi i kn/N}, inverse (1/N) sum X_k e^{+2 pi i kn/N}), and
+// the error bound an FFT's output is held to.
+//
+// Contract: header-only test support; no FFT, no emulator.
+#pragma once
+
+#include <cmath>
+#include <complex>
+#include <numbers>
+
+#include <xtensor/xarray.hpp>
+#include <xtensor/xbuilder.hpp>
+
+namespace wsemu::testing {
+
+inline xt::xarray<std::complex<double>> reference_dft(const xt::xarray<float>& re, const xt::xarray<float>& im,
+                                                      bool inverse) {
+  const size_t n = re.size();
+  xt::xarray<std::complex<double>> out = xt::zeros<std::complex<double>>({n});
+  const double sign = inverse ? 1.0 : -1.0;
+  for (size_t k = 0; k < n; ++k) {
+    std::complex<double> sum = 0;
+    for (size_t j = 0; j < n; ++j)
+      sum += std::complex<double>(re(j), im(j)) *
+             std::polar(1.0, sign * 2.0 * std::numbers::pi * double((j * k) % n) / double(n));
+    out(k) = inverse ? sum / double(n) : sum;
+  }
+  return out;
+}
+
+// An FFT's error grows with log2(N) roundings per output, each relative to the signal's size;
+// allowed: 4 roundings per stage plus the twiddles' own, in units of `unit_roundoff`.
+inline double fft_tolerance(const xt::xarray<std::complex<double>>& ref, double unit_roundoff) {
+  double scale = 0;
+  for (auto v : ref) scale = std::max(scale, std::abs(v));
+  return 4.0 * (std::log2(double(ref.size())) + 1.0) * unit_roundoff * scale;
+}
+
+}  // namespace wsemu::testing
