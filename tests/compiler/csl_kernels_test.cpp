@@ -1,29 +1,30 @@
-// CSL versions of kernels/ whose assembly versions run on the same host calls: each test runs
-// both on the same inputs, checks both against the kernel's own independent reference (worked in
-// C++ here: x + 1, the fp32 sum in stream order, a filter's quarter of the stream, ...) and the
-// two outputs against each other, and prints both cycle counts (the kernel README's row).
+// CSL versions of kernels/ (kernels/<kernel>/csl) run beside their assembly versions: each
+// test runs both on the same inputs and host calls, checks both against the kernel's own
+// independent reference (x + 1, the fp32 sum in stream order, each filter's quarter of the
+// stream, xtensor's A x + b, the whole-grid stencil sweeps, a direct DFT) and the two outputs
+// against each other, and prints both cycle counts (the rows of the kernels' READMEs).
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <complex>
+#include <cstdio>
 #include <map>
 #include <numbers>
-#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "kernels/pipeline-01-basic/pipeline_run.hpp"
 #include "kernels/7pt-stencil-spmv/stencil7_reference.hpp"
 #include "kernels/fft/dft_reference.hpp"
 #include "kernels/gemv-09-streaming/gemv_09_run.hpp"
+#include "kernels/pipeline-01-basic/pipeline_run.hpp"
 #include "kernels/stencil-2d-5pt/stencil_run.hpp"
 #include "runtime/host/host_error.hpp"
-#include "tests/e2e/gemv_tiles.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/compiler/csl_test_support.hpp"
+#include "tests/e2e/gemv_tiles.hpp"
 #include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
@@ -32,12 +33,15 @@ namespace {
 
 using runtime::host::SdkRuntime;
 
+// kernels/<folder>/csl/layout.csl compiled as `wsemu cslc` would (sources left in a temporary
+// folder named after the kernel and arch).
 compiler::Executable compile_kernel_csl(const std::string& folder, std::vector<std::pair<std::string, std::string>> params,
                                         const std::string& arch, CslPlacement at) {
   return executable_of(compile_csl_kernel(source_dir() + "/kernels/" + folder + "/csl/layout.csl", std::move(params), arch, at,
                                           "wsemu-csl-" + folder + "-" + arch));
 }
 
+// A seeded 16-bit host stream whose last element wraps when 1 is added.
 std::vector<uint32_t> u16_stream(int size, uint32_t seed) {
   std::mt19937 gen(seed);
   std::vector<uint32_t> in(static_cast<size_t>(size));
