@@ -358,5 +358,37 @@ TEST(CslFft1d, MatchesTheDirectDftAndTheAssembly) {
       }
 }
 
+// topic-14 (wse2, as the assembly kernel and the SDK's): values streamed into the first PE;
+// the even PEs (which see blue) end with twice the sum, the odd ones (red) with the sum; the
+// assembly kernel's two cases, the same words from both versions.
+TEST(CslTopic14, RedAndBlueSwapOnEveryHop) {
+  std::mt19937 gen(1400);
+  std::vector<uint32_t> seeded(9);
+  for (uint32_t& v : seeded) v = gen() % 100000;
+  for (const auto& [width, values] : {std::pair{4, std::vector<uint32_t>{0, 1, 2, 3, 4}}, std::pair{7, seeded}}) {
+    SCOPED_TRACE("width " + std::to_string(width));
+    auto run = [&](const compiler::Executable& exe, const std::string& rect, uint64_t& cycles) {
+      SdkRuntime rt(exe);
+      rt.load();
+      runtime::host::MemcpyOptions stream;
+      stream.streaming = true;
+      rt.memcpy_h2d(rect, values, 0, 0, 1, 1, int(values.size()), stream);
+      rt.run_until_quiescent();
+      cycles = rt.cycles();
+      return read_back(rt, "sum", 0, 0, width, 1, 1);
+    };
+    uint64_t cycles = 0, cycles_asm = 0;
+    const std::vector<uint32_t> sums =
+        run(compile_kernel_csl("topic-14-color-swap", {{"WIDTH", std::to_string(width)}}, "wse2", {width + 2, 3, 1, 1}), "kernel",
+            cycles);
+    uint32_t total = 0;
+    for (uint32_t v : values) total += v;
+    for (int x = 0; x < width; ++x) EXPECT_EQ(sums[size_t(x)], (x % 2 == 0 ? 2 : 1) * total) << "PE " << x;
+    EXPECT_EQ(run(build_kernel("topic-14-color-swap", {{"WIDTH", width}}), "row", cycles_asm), sums);
+    std::printf("topic-14 wse2 width %d, %zu values: cycles CSL %llu, assembly %llu\n", width, values.size(),
+                (unsigned long long)cycles, (unsigned long long)cycles_asm);
+  }
+}
+
 }  // namespace
 }  // namespace wsemu::testing
