@@ -222,8 +222,8 @@ class PerfettoWriter {
 
   static bool same_wavelet(const HopNode& a, const emu::TraceEvent& e) {
     if (a.control != e.control) return false;
-    // A router rewrites the command bits [31:24] of a control wavelet it forwards.
-    return a.control ? (a.payload & 0x00FFFFFFu) == (e.payload & 0x00FFFFFFu) : a.payload == e.payload;
+    // A router may pop the command slot of a control wavelet it forwards (its pop mode).
+    return a.payload == e.payload || (a.control && emu::control_pop(a.payload) == e.payload);
   }
 
   // A wavelet waiting to leave by a link: one slice per run of consecutive cycles of the same
