@@ -48,6 +48,7 @@ cases = [
  ("deep_nesting", "an expression nested 250 deep", ["        li r1, " + "(" * 250 + "1" + ")" * 250], (1, None, 16 + 200), "expression nested too deeply"),
  ("redefine_builtin", "redefining a builtin constant", [".equ TEARDOWN, 5"], (1, "TEARDOWN"), "'TEARDOWN' is a builtin constant"),
  ("ctl_cmd_range", "a router command that does not exist", ["        li r1, ctl_cmds(4)"], (1, "4"), "ctl_cmds(): command 4 is not"),
+ ("ctl_entry_no_task", "a control wavelet for task 31, the id that names none", ["        li r1, ctl_entry(31, 0)"], (1, "31"), "ctl_entry(): task id 31 is outside 0..63 or is 31 (no task)"),
  ("task_without_code", "a task declared in .data with no label", [".data", ".task t, local, 3"], (2, "t,"), "task 't' has no code"),
  ("wrong_option_value", "a fabout option out of range", [".dsd o = fabout(3, 1, 4, control=2)"], (1, "2)"), "control 2 is outside 0..1"),
  ("reserved_name", "a label named like a register", ["r3:     nop"], (1, "r3"), "'r3' is a register name"),
