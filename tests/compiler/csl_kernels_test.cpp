@@ -12,6 +12,7 @@
 #include <numbers>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -386,6 +387,43 @@ TEST(CslTopic14, RedAndBlueSwapOnEveryHop) {
     for (int x = 0; x < width; ++x) EXPECT_EQ(sums[size_t(x)], (x % 2 == 0 ? 2 : 1) * total) << "PE " << x;
     EXPECT_EQ(run(build_kernel("topic-14-color-swap", {{"WIDTH", width}}), "row", cycles_asm), sums);
     std::printf("topic-14 wse2 width %d, %zu values: cycles CSL %llu, assembly %llu\n", width, values.size(),
+                (unsigned long long)cycles, (unsigned long long)cycles_asm);
+  }
+}
+
+// topic-04 (wse2): seeded (index, value) pairs, repeated indices and out-of-range ones
+// included, packed as index << 16 | value and streamed in; the dense vector must be the host's
+// scatter-add (mod 2^16) and the out-of-range count exact, the same words from both versions.
+TEST(CslTopic04, ScatterAddOfIndexedWavelets) {
+  for (auto [n, nonzeros, out_of_range, seed] : {std::tuple{16, 40, 0, 41u}, std::tuple{10, 25, 3, 42u}}) {
+    SCOPED_TRACE("N=" + std::to_string(n));
+    std::mt19937 gen(seed);
+    std::vector<uint32_t> wavelets, want(size_t(n), 0);
+    for (int i = 0; i < nonzeros; ++i) {
+      const uint32_t index = gen() % uint32_t(n), value = gen() & 0xFFFF;
+      want[index] = (want[index] + value) & 0xFFFF;
+      wavelets.push_back(index << 16 | value);
+    }
+    for (int i = 0; i < out_of_range; ++i) wavelets.insert(wavelets.begin() + i * 3, uint32_t(n + i) << 16 | 7u);
+    want.push_back(uint32_t(out_of_range));
+    auto run = [&](const compiler::Executable& exe, const std::string& rect, uint64_t& cycles) {
+      SdkRuntime rt(exe);
+      rt.load();
+      runtime::host::MemcpyOptions stream;
+      stream.streaming = true;
+      rt.memcpy_h2d(rect, wavelets, 0, 0, 1, 1, int(wavelets.size()), stream);
+      runtime::host::MemcpyOptions half;
+      half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
+      std::vector<uint32_t> got = read_back(rt, "dense", 0, 0, 1, 1, n, half);
+      got.push_back(read_back(rt, "dropped", 0, 0, 1, 1, 1)[0]);
+      cycles = rt.cycles();
+      return got;
+    };
+    uint64_t cycles = 0, cycles_asm = 0;
+    EXPECT_EQ(run(compile_kernel_csl("topic-04-sparse-tensors", {{"N", std::to_string(n)}}, "wse2", {3, 3, 1, 1}), "kernel", cycles),
+              want);
+    EXPECT_EQ(run(build_kernel("topic-04-sparse-tensors", {{"N", n}}), "sparse", cycles_asm), want);
+    std::printf("topic-04 wse2 N=%d, %zu wavelets: cycles CSL %llu, assembly %llu\n", n, wavelets.size(),
                 (unsigned long long)cycles, (unsigned long long)cycles_asm);
   }
 }
