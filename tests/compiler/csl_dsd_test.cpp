@@ -154,6 +154,20 @@ TEST(CslPriority, AsyncOpsCarryTheirLevelOnWse2AndAreRefusedOnWse3) {
       << r3.diagnostics[0].to_string();
 }
 
+// A wse2 kernel may receive on input queue 1, which the SDK's memcpy leaves free there
+// (tests/compiler/programs/queue1, as spmv-hypersparse's kernel does): PE 1 gets {11, 22, 33}
+// from PE 0 through queue 1 and its completion task sets got[3] = 1; a second launch, arriving
+// while the kernel owns queue 1, adds 40 to got[4] on both PEs. Before, the firmware bound queue
+// 1 to color 23 at load and the program did not assemble ("input queue 1 is already bound").
+TEST(CslQueues, AWse2KernelReceivesOnInputQueue1AndIsStillLaunched) {
+  SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/queue1/layout.csl", {}, "wse2",
+                                                 {4, 3, 1, 1}, "wsemu-csl-queue1")));
+  rt.load();
+  launch_and_settle(rt, "run");
+  launch_and_settle(rt, "again");
+  EXPECT_EQ(read_back(rt, "got", 0, 0, 2, 1, 5), (std::vector<uint32_t>{0, 0, 0, 0, 40, 11, 22, 33, 1, 40}));
+}
+
 // @load_to_dsr's .activate stays with the DSR for the async op of either branch (tests/compiler/
 // programs/dsr_branches, the SDK allreduce's @fadds / @fmaxs on one loaded DSR): acc {1, 5} max
 // in {3, 2} = {3, 5}, then + in = {6, 7}; the task ran after each op (done 2). Before, only the

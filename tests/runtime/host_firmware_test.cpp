@@ -54,10 +54,11 @@ TEST_P(Firmware, StaysInItsResources) {
   EXPECT_EQ(firmware::kFifoBase + 4 * firmware::kFifoCapacity, 48u * 1024u);  // the FIFO ends the SRAM
   std::set<std::tuple<bool, int, int>> queues;
   for (const isa::QueueBinding& q : fw.queues) queues.insert({q.output, q.queue, q.color});
-  // Only input queue 1 is bound for good: output queue 5 is bound at start-up in assembly
-  // programs only, the loop queue (1) per send in CSL programs, so a CSL kernel may use queues
-  // 2..7 as the SDK reserves only queues 0 and 1.
-  EXPECT_EQ(queues, (std::set<std::tuple<bool, int, int>>{{false, firmware::kStreamQueue, firmware::kStreamColor}}));
+  // No queue is bound at load: input queue 1 is bound at start-up (but not in a wse2 kernel that
+  // binds it itself, as the SDK reserves only queue 0 there), output queue 5 at start-up in
+  // assembly programs only, the loop queue (1) per send in CSL programs, so a CSL kernel may use
+  // queues 2..7 as the SDK reserves only queues 0 and 1 (wse3).
+  EXPECT_TRUE(queues.empty());
   // No data of its own below the reserve: the firmware keeps its state in the top 4 KiB.
   EXPECT_EQ(fw.data_size, 0u);
   // Small enough to link into every kernel.
