@@ -4,7 +4,8 @@
 # commands_wse3.sh, and prints a Markdown table: the example, then per arch "compiles" or the
 # first error. With --run, each example that compiles also runs its whole commands file (every
 # cslc and cs_python line, as `wsemu cslc` and `wsemu python`) in a scratch copy of its folder,
-# and the cell says SUCCESS (exit 0 and "SUCCESS" printed by every run), "runs" (exit 0 from a
+# and the cell says SUCCESS (exit 0 and "SUCCESS" printed by every run), PASS (exit 0 and the
+# run.py's own "...: PASS ]]" verdict, spmv-hypersparse's form), "runs" (exit 0 from a
 # host script that prints no verdict of its own), or the first thing that failed.
 # Usage: tools/csl_examples.sh [--run] [--only PATTERN] CHECKOUT [wse2|wse3 ...]  (WSEMU_BIN:
 # build/bin); --only keeps the examples whose tutorials/NAME or benchmarks/NAME matches the grep
@@ -47,6 +48,11 @@ run_example() {
   passed=$(echo "$output" | grep -c "SUCCESS")
   if [ $status -eq 0 ] && [ "$passed" -ge "$runs" ]; then
     if [ "$runs" -gt 1 ]; then echo "SUCCESS ($runs runs)"; else echo "SUCCESS"; fi
+    return
+  fi
+  # spmv-hypersparse's run.py states its verdict as "[[ Result within tolerance ...: PASS ]]".
+  if [ $status -eq 0 ] && [ "$(echo "$output" | grep -c ': PASS ]]')" -ge "$runs" ] && ! echo "$output" | grep -q ': FAIL ]]'; then
+    echo "PASS (its run.py's own verdict line)"
     return
   fi
   # A host script with no verdict of its own (bandwidth-test prints figures only) cannot say SUCCESS.

@@ -10,13 +10,14 @@ cd "$(dirname "$0")/.."
 preset=${1:-release}
 shift || true
 
+# python3-pandas: the SDK examples' host scripts import it (spmv-hypersparse's run.py).
 packages=(
   g++ cmake ninja-build pkg-config python3
   libboost-dev libtbb-dev xtensor-dev libxsimd-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev libfmt-dev libspdlog-dev
   nlohmann-json3-dev libstb-dev zlib1g-dev dataset-fashion-mnist clang libclang-rt-14-dev libssl-dev
   pybind11-dev python3-dev python3-pytest
-  python3-numpy python3-matplotlib xxd openssl
+  python3-numpy python3-matplotlib python3-pandas xxd openssl
   "$@"
 )
 
