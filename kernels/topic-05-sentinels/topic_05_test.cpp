@@ -1,5 +1,6 @@
 // topic-05: the receiver's sum, closed by the sentinel control task, against the sum of the
 // seeded values (fp32 in stream order, and the double-precision sum within tolerance).
+#include "kernels/topic-05-sentinels/sentinel_sums.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
@@ -13,12 +14,9 @@ TEST_P(Topic05, SentinelClosesTheSum) {
   const int n = GetParam();
   const compiler::Executable exe = build_kernel("topic-05-sentinels", {{"N", n}});
   const xt::xarray<float> values = random_array({size_t(n)}, uint32_t(500 + n));
-  float in_order = 0;
-  double exact = 0;
-  for (float v : values) {
-    in_order += v;
-    exact += v;
-  }
+  const SentinelSums sums = sentinel_sums(values);
+  const float in_order = sums.in_order;
+  const double exact = sums.exact;
   runtime::host::SdkRuntime rt(exe);
   rt.load();
   rt.memcpy_h2d("values", words(values), 0, 0, 1, 1, n);

@@ -22,6 +22,7 @@
 #include "kernels/gemv-09-streaming/gemv_09_run.hpp"
 #include "kernels/pipeline-01-basic/pipeline_run.hpp"
 #include "kernels/stencil-2d-5pt/stencil_run.hpp"
+#include "kernels/topic-05-sentinels/sentinel_sums.hpp"
 #include "runtime/host/host_error.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/compiler/csl_test_support.hpp"
@@ -101,12 +102,9 @@ TEST(CslTopic05, SentinelClosesTheSum) {
     for (int n : {4, 1, 37}) {
       SCOPED_TRACE(arch + " N=" + std::to_string(n));
       const xt::xarray<float> values = random_array({size_t(n)}, uint32_t(500 + n));
-      float in_order = 0;
-      double exact = 0;
-      for (float v : values) {
-        in_order += v;
-        exact += v;
-      }
+      const SentinelSums sums = sentinel_sums(values);
+      const float in_order = sums.in_order;
+      const double exact = sums.exact;
       auto run = [&](const compiler::Executable& exe, uint64_t& cycles) {
         SdkRuntime rt(exe);
         rt.load();
