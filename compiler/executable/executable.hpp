@@ -22,9 +22,12 @@
 
 namespace wsemu::compiler {
 
-// Version 2: programs may carry a line table (isa object format 2). Version 1 files are read.
-constexpr uint32_t kExecutableFormatVersion = 2;
-constexpr uint32_t kOldestExecutableFormatVersion = 1;
+// Version 3: control wavelets in the hardware's bit layout (isa/control_payload.hpp) and counter
+// filters in the routes. Files of versions 1 and 2 hold programs whose control payloads meant
+// wsemu's earlier layout, so they are refused with a request to rebuild, never run wrongly.
+// (Version 2 added the line table, isa object format 2.)
+constexpr uint32_t kExecutableFormatVersion = 3;
+constexpr uint32_t kOldestExecutableFormatVersion = 3;
 
 // Resources the layout may not give to kernels, because the memcpy firmware (host I/O and
 // launch) owns them, as in the SDK: colors 21, 22 and 23, and the top kFirmwareSramReserve

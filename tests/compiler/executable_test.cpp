@@ -13,21 +13,16 @@
 namespace wsemu::compiler {
 namespace {
 
-// The .wsx file of a version-1 wsemu: the same header and payload with version 1 in both
-// (version 1 had no line table).
-std::string as_version_1(Executable exe) {
-  for (Program& p : exe.programs) {
-    p.object.source_files.clear();
-    p.object.source_locations.clear();
-  }
+// The .wsx file of an earlier wsemu: the same header and payload with `version` in both.
+std::string as_version(const Executable& exe, char version) {
   std::string file = serialize_executable(exe);
   std::string payload = file.substr(24);
   // proto3 writes field 1 (format_version) first: tag 0x08, then the varint.
-  EXPECT_EQ(payload.substr(0, 2), std::string("\x08\x02", 2));
-  payload[1] = 1;
+  EXPECT_EQ(payload.substr(0, 2), std::string("\x08\x03", 2));
+  payload[1] = version;
   const uint32_t crc = static_cast<uint32_t>(
       ::crc32_z(::crc32_z(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(payload.data()), payload.size()));
-  file[8] = 1;
+  file[8] = version;
   for (int i = 0; i < 4; ++i) file[20 + i] = static_cast<char>((crc >> (8 * i)) & 0xFF);
   return file.substr(0, 24) + payload;
 }
@@ -95,18 +90,25 @@ TEST(Executable, RoundTripIsExact) {
   std::filesystem::remove(path);
 }
 
-TEST(Executable, LineTableRoundTripsAndVersion1FilesStillLoad) {
+// The line table round-trips; files of formats 1 and 2 (wsemu's earlier control-wavelet layout)
+// are refused, naming their version and asking for a rebuild.
+TEST(Executable, LineTableRoundTripsAndEarlierFormatsAreRefused) {
   const Executable exe = sample();
   const Executable back = parse_executable(serialize_executable(exe));
   EXPECT_EQ(back.programs[1].object.source_location(1), "pe.csl:11:4");
   EXPECT_EQ(back.programs[1].object.source_location(2), "lib.csl:12:4");
   EXPECT_EQ(back.programs[1].object.source_location(0), "");  // file 0: no location
-  Executable old = exe;
-  for (Program& p : old.programs) {
-    p.object.source_files.clear();
-    p.object.source_locations.clear();
+  for (char version : {1, 2}) {
+    try {
+      parse_executable(as_version(exe, version), "old.wsx");
+      ADD_FAILURE() << "version " << int(version) << " was read";
+    } catch (const ExecutableError& e) {
+      EXPECT_NE(std::string(e.what()).find("old.wsx: executable format version " + std::to_string(version) +
+                                           ", but this wsemu reads versions 3 to 3; rebuild it"),
+                std::string::npos)
+          << e.what();
+    }
   }
-  EXPECT_EQ(parse_executable(as_version_1(exe), "old.wsx"), old);
 }
 
 TEST(Executable, Lookups) {
@@ -139,9 +141,9 @@ TEST(Executable, RejectsForeignAndDamagedFiles) {
   EXPECT_EQ(load_error(good.substr(0, 20)),
             "k.wsx: truncated executable: 20 bytes, shorter than the 24-byte header");
   std::string future = good;
-  future[8] = 3;  // format version 3
+  future[8] = 4;  // format version 4
   EXPECT_EQ(load_error(future),
-            "k.wsx: executable format version 3, but this wsemu reads versions 1 to 2; rebuild it with "
+            "k.wsx: executable format version 4, but this wsemu reads versions 3 to 3; rebuild it with "
             "this wsemu's `wsemu build`");
   std::string cut = good.substr(0, good.size() - 10);
   EXPECT_NE(load_error(cut).find("k.wsx: truncated executable: the header announces"),
