@@ -34,6 +34,7 @@ cases = {
 "layout_missing_file": ("not found", False, "layout {\n  @set_rectangle(1, 1);\n  @set_tile_code(0, 0, @@\"nowhere.csl\", .{});\n}\n"),
 "layout_reserved_color": ("reserved by wsemu's memcpy", False, "layout {\n  @set_rectangle(1, 1);\n  @set_color_config(0, 0, @@@get_color(22), .{ .routes = .{ .rx = .{WEST}, .tx = .{RAMP} } });\n}\n"),
 "layout_bad_color": ("out of range (0..23)", False, "const c = @get_color(@@24);\n" + LAY),
+"layout_counter_filter_no_limit": ("a counter filter needs .limit1 and .max_counter", False, "layout {\n  @set_rectangle(2, 1);\n  @set_color_config(1, 0, @get_color(3), @@.{ .routes = .{ .rx = .{ WEST }, .tx = .{ RAMP } }, .filter = .{ .kind = .{ .counter = true }, .max_counter = 1 } });\n}\n"),
 "layout_export_unknown": ("'y' is exported, but PE (0, 0) has no program", False, "layout {\n  @set_rectangle(1, 1);\n  @@@export_name(\"y\", [*]f32, false);\n}\n"),
 "layout_undeclared": ("undeclared identifier 'W'", False, "layout {\n  @set_rectangle(@@W, 1);\n}\n"),
 "layout_route_dup_dir": ("lists WEST twice", False, "layout {\n  @set_rectangle(1, 1);\n  @set_color_config(0, 0, @get_color(1), @@.{ .routes = .{ .rx = .{WEST, WEST}, .tx = .{RAMP} } });\n}\n"),
