@@ -2,7 +2,8 @@
 // gradient, bicgstab): build the kernel for a grid, copy x0, b and the stencil coefficients in,
 // launch it, read x, its scalar `rho` and its TSC stamps back, and compare with the same
 // algorithm run in double precision on the host (the test's own HostSolver, on the matrix of
-// stencil7_reference.hpp).
+// stencil7_reference.hpp; conjugate-gradient's and preconditioned-conjugate-gradient's is
+// conjugate_gradient_reference here).
 //
 // Contract: every solver kernel exports x, b, coeff (7 Z per PE), rho (1 per PE) and t (4 words
 // per PE: start and end cycle stamps) and a launch function; ITERS, kx, ky, Z are its build
@@ -50,6 +51,38 @@ struct SolverSpec {
                        int iters)>
       reference;
 };
+
+// Conjugate gradients on the host, step for step as cg.wsa (jacobi false) and pcg.wsa (jacobi
+// true: z = D^-1 r) do them: updates x, returns the final rho. Without the preconditioner z is r
+// itself (z = r * 1, exact), so both kernels are checked against one algorithm.
+inline double conjugate_gradient_reference(const xt::xarray<float>& c, const xt::xarray<double>& b,
+                                           xt::xarray<double>& x, int iters, bool jacobi) {
+  using Vec = xt::xarray<double>;
+  const Vec dinv = jacobi ? Vec(1.0 / stencil7::diagonal(c)) : Vec(xt::ones_like(b));
+  Vec r = b - stencil7::apply(c, x);
+  Vec zv = r * dinv;
+  Vec p = zv;
+  double rho = stencil7::dot(r, zv);
+  for (int k = 0; k < iters; ++k) {
+    const Vec ap = stencil7::apply(c, p);
+    const double alpha = rho / stencil7::dot(p, ap);
+    x += alpha * p;
+    r -= alpha * ap;
+    zv = r * dinv;
+    const double rho1 = stencil7::dot(r, zv);
+    p = zv + (rho1 / rho) * p;
+    rho = rho1;
+  }
+  return rho;
+}
+
+inline double cg_reference(const xt::xarray<float>& c, const xt::xarray<double>& b, xt::xarray<double>& x, int iters) {
+  return conjugate_gradient_reference(c, b, x, iters, /*jacobi=*/false);
+}
+
+inline double pcg_reference(const xt::xarray<float>& c, const xt::xarray<double>& b, xt::xarray<double>& x, int iters) {
+  return conjugate_gradient_reference(c, b, x, iters, /*jacobi=*/true);
+}
 
 inline void check_solver(const SolverSpec& spec, const SolverCase& c, double tol) {
   const size_t kx = size_t(c.kx), ky = size_t(c.ky), z = size_t(c.z);

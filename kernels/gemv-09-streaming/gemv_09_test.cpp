@@ -5,19 +5,11 @@
 namespace wsemu::testing {
 namespace {
 
-struct Case {
-  size_t M, N, kx, ky;
-  std::string arch;
-};
-std::ostream& operator<<(std::ostream& o, const Case& c) { return o << c.arch << " " << c.M << "x" << c.N << " on " << c.kx << "x" << c.ky; }
-
-class Gemv09 : public ::testing::TestWithParam<Case> {};
+class Gemv09 : public ::testing::TestWithParam<TiledGemvCase> {};
 
 TEST_P(Gemv09, StreamsMatchReference) {
-  const Case c = GetParam();
-  const compiler::Executable exe =
-      build_kernel("gemv-09-streaming",
-                   {{"M", int64_t(c.M)}, {"N", int64_t(c.N)}, {"kx", int64_t(c.kx)}, {"ky", int64_t(c.ky)}}, c.arch);
+  const TiledGemvCase c = GetParam();
+  const compiler::Executable exe = build_tiled_gemv("gemv-09-streaming", c);
   const xt::xarray<float> A = random_array({c.M, c.N}, 61), x = random_array({c.N}, 62), b = random_array({c.M}, 63);
   const StreamingRun r = run_streaming_gemv(exe, A, x, b, c.kx, c.ky, "gemv");
   const xt::xarray<float>& y = r.y;
@@ -32,10 +24,9 @@ TEST_P(Gemv09, StreamsMatchReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, Gemv09,
-                         ::testing::Values(Case{6, 8, 4, 3, "wse2"}, Case{13, 10, 3, 4, "wse2"},
-                                           Case{8, 8, 2, 2, "wse3"}, Case{7, 5, 1, 2, "wse2"}),
-                         named_by(&Case::arch, "_", &Case::M, "x", &Case::N, "_on_", &Case::kx, "x",
-                                  &Case::ky));
+                         ::testing::Values(TiledGemvCase{6, 8, 4, 3, "wse2"}, TiledGemvCase{13, 10, 3, 4, "wse2"},
+                                           TiledGemvCase{8, 8, 2, 2, "wse3"}, TiledGemvCase{7, 5, 1, 2, "wse2"}),
+                         tiled_gemv_name());
 
 }  // namespace
 }  // namespace wsemu::testing

@@ -15,18 +15,8 @@ namespace {
 using runtime::host::MemcpyDataType;
 using runtime::host::MemcpyOptions;
 
-struct Case {
-  size_t M, N, kx, ky;
-  std::string arch;
-};
-std::ostream& operator<<(std::ostream& o, const Case& c) {
-  return o << c.arch << " " << c.M << "x" << c.N << " on " << c.kx << "x" << c.ky;
-}
-
-void run_case(const Case& c) {
-  const compiler::Executable exe = build_kernel(
-      "gemv-checkerboard-fp16",
-      {{"M", int64_t(c.M)}, {"N", int64_t(c.N)}, {"kx", int64_t(c.kx)}, {"ky", int64_t(c.ky)}}, c.arch);
+void run_case(const TiledGemvCase& c) {
+  const compiler::Executable exe = build_tiled_gemv("gemv-checkerboard-fp16", c);
   const xt::xarray<float> A = to_half_precision(random_array({c.M, c.N}, 81));
   const xt::xarray<float> x = to_half_precision(random_array({c.N}, 82));
   const xt::xarray<float> b = to_half_precision(random_array({c.M}, 83));
@@ -82,21 +72,20 @@ void run_case(const Case& c) {
               (unsigned long long)rt.stats().launch_cycles, worst);
 }
 
-class GemvCheckerboardFp16 : public ::testing::TestWithParam<Case> {};
+class GemvCheckerboardFp16 : public ::testing::TestWithParam<TiledGemvCase> {};
 
 TEST_P(GemvCheckerboardFp16, MatchesReference) { run_case(GetParam()); }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, GemvCheckerboardFp16,
-                         ::testing::Values(Case{32, 16, 4, 4, "wse2"},   // the SDK's example
-                                           Case{32, 16, 4, 4, "wse3"},
-                                           Case{13, 11, 3, 4, "wse2"},   // uneven blocks both ways
-                                           Case{7, 5, 1, 2, "wse2"},     // one column: west and east
-                                           Case{9, 10, 5, 1, "wse3"}),   // one row
-                         named_by(&Case::arch, "_", &Case::M, "x", &Case::N, "_on_", &Case::kx, "x",
-                                  &Case::ky));
+                         ::testing::Values(TiledGemvCase{32, 16, 4, 4, "wse2"},   // the SDK's example
+                                           TiledGemvCase{32, 16, 4, 4, "wse3"},
+                                           TiledGemvCase{13, 11, 3, 4, "wse2"},   // uneven blocks both ways
+                                           TiledGemvCase{7, 5, 1, 2, "wse2"},     // one column: west and east
+                                           TiledGemvCase{9, 10, 5, 1, "wse3"}),   // one row
+                         tiled_gemv_name());
 
 // The larger size, on request: --gtest_also_run_disabled_tests --gtest_filter='*Large*'.
-TEST(GemvCheckerboardFp16Large, DISABLED_Matrix256x128On16x16) { run_case(Case{256, 128, 16, 16, "wse2"}); }
+TEST(GemvCheckerboardFp16Large, DISABLED_Matrix256x128On16x16) { run_case(TiledGemvCase{256, 128, 16, 16, "wse2"}); }
 
 }  // namespace
 }  // namespace wsemu::testing

@@ -1,10 +1,14 @@
 // Host side of the tiled GEMV kernels (gemv-06 to -09, checkerboard): cuts A, x and b into the per-PE
 // blocks the layouts use (block i of n over a length L: L / n elements, one more for the first
 // L % n blocks), copies them in with memcpy_h2d, launches `compute`, and gathers y from the east
-// column. The numbers are checked by the caller against the xtensor reference.
+// column. The numbers are checked by the caller against the xtensor reference. The tiled
+// kernels' parameterised tests share their case (M x N on kx x ky PEs of an arch), its build and
+// its test name.
 #pragma once
 
 #include <cstdint>
+#include <ostream>
+#include <string>
 #include <vector>
 
 #include "runtime/host/sdk_runtime.hpp"
@@ -12,6 +16,27 @@
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
+
+// An M x N GEMV on kx x ky PEs of `arch`.
+struct TiledGemvCase {
+  size_t M, N, kx, ky;
+  std::string arch;
+};
+inline std::ostream& operator<<(std::ostream& o, const TiledGemvCase& c) {
+  return o << c.arch << " " << c.M << "x" << c.N << " on " << c.kx << "x" << c.ky;
+}
+
+// kernels/<folder> built with the case's M, N, kx and ky.
+inline compiler::Executable build_tiled_gemv(const std::string& folder, const TiledGemvCase& c) {
+  return build_kernel(folder, {{"M", int64_t(c.M)}, {"N", int64_t(c.N)}, {"kx", int64_t(c.kx)}, {"ky", int64_t(c.ky)}},
+                      c.arch);
+}
+
+// The test name of a case: "wse2_6x8_on_4x3".
+inline auto tiled_gemv_name() {
+  return named_by(&TiledGemvCase::arch, "_", &TiledGemvCase::M, "x", &TiledGemvCase::N, "_on_", &TiledGemvCase::kx,
+                  "x", &TiledGemvCase::ky);
+}
 
 struct Blocks {
   std::vector<size_t> start, size;
@@ -91,6 +116,11 @@ inline void expect_tiled_gemv_matches(const compiler::Executable& exe, size_t M,
                                       uint32_t seed) {
   const xt::xarray<float> A = random_array({M, N}, seed), x = random_array({N}, seed + 1), b = random_array({M}, seed + 2);
   expect_close(run_tiled_gemv(exe, A, x, b, kx, ky).y, gemv_reference(A, x, b), 1e-5, 1e-5, "y");
+}
+
+// The same for kernels/<folder> built for case `c`.
+inline void expect_tiled_gemv_matches(const std::string& folder, const TiledGemvCase& c, uint32_t seed) {
+  expect_tiled_gemv_matches(build_tiled_gemv(folder, c), c.M, c.N, c.kx, c.ky, seed);
 }
 
 }  // namespace wsemu::testing
