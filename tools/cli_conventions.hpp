@@ -1,5 +1,5 @@
-// What every wsemu executable's command line does alike: `--version`, and the documented exit
-// codes for command-line mistakes. CLI11 reports each kind of parse error with its own exit code
+// What every wsemu executable's command line does alike: `--version`, the documented exit
+// codes for command-line mistakes, and how an integer value is read. CLI11 reports each kind of parse error with its own exit code
 // (104..109); the docs promise 2 for every usage error, so each main maps them here.
 //
 // Contract: header-only, used by the `main` of each executable under tools/; `--help` and
@@ -7,7 +7,11 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "wsemu_version.hpp"
 
@@ -22,6 +26,26 @@ inline void add_version_flag(CLI::App& app, const std::string& program) {
 // CLI11 prints the message (or the help text); the exit code follows the docs.
 inline int exit_for_parse_error(CLI::App& app, const CLI::ParseError& error) {
   return app.exit(error) == 0 ? 0 : kExitUsage;
+}
+
+// An integer value given on the command line (`--param NAME=VALUE`): decimal or 0x hex, with an
+// optional sign, the whole text and within int64; nullopt otherwise.
+inline std::optional<int64_t> parse_integer(std::string_view text) {
+  bool negative = false;
+  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
+    negative = text[0] == '-';
+    text.remove_prefix(1);
+  }
+  int base = 10;
+  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    base = 16;
+    text.remove_prefix(2);
+  }
+  uint64_t magnitude = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), magnitude, base);
+  if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  if (magnitude > static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0)) return std::nullopt;
+  return negative ? static_cast<int64_t>(0 - magnitude) : static_cast<int64_t>(magnitude);
 }
 
 }  // namespace wsemu::cli

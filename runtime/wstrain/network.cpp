@@ -56,6 +56,18 @@ uint64_t cycles_of(double c) { return c <= 0 ? 0 : static_cast<uint64_t>(std::ll
 
 }  // namespace
 
+std::optional<double> parse_number(const std::string& text) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  if (used != text.size()) return std::nullopt;
+  return value;
+}
+
 std::vector<std::string> NetworkProfile::keys() {
   std::vector<std::string> k;
   for (const Entry& e : entries_table()) k.push_back(e.key);
@@ -70,17 +82,10 @@ void NetworkProfile::set(const std::string& key_value) {
   if (eq == std::string::npos || it == table.end())
     throw std::invalid_argument(fmt::format("--net {}: expected KEY=VALUE with KEY one of {}", key_value,
                                             fmt::join(keys(), ", ")));
-  const std::string text = key_value.substr(eq + 1);
-  double value = 0;
-  size_t used = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
+  const std::optional<double> parsed = parse_number(key_value.substr(eq + 1));
+  const double value = parsed.value_or(0);
   const bool latency = it->link != nullptr && it->latency;
-  if (used == 0 || used != text.size() || !std::isfinite(value) || value < 0 || (!latency && value == 0) ||
-      value > 1e9)
+  if (!parsed || !std::isfinite(value) || value < 0 || (!latency && value == 0) || value > 1e9)
     throw std::invalid_argument(fmt::format("--net {}: the value must be a number {} 1e9", key_value,
                                             latency ? "from 0 to" : "above 0, at most"));
   field(*this, *it) = value;

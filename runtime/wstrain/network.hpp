@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ struct NetworkProfile {
   // Every entry as KEY=VALUE (round-trips through set(): the wafer workers get these).
   std::vector<std::string> entries() const;
 };
+
+// A number given on the command line (a --net value, a `wsemu train` flag): the whole text as
+// std::stod reads it; nullopt when it does not read or leaves something over.
+std::optional<double> parse_number(const std::string& text);
 
 // SwarmX levels between MemoryX and a wafer in LocalCluster's tree of `fanout` children per node.
 uint32_t swarmx_levels(size_t wafers, uint32_t fanout);

@@ -1,12 +1,12 @@
 // `wsemu asm`: assemble a .wsa program into a .wso object.
 #include <fmt/format.h>
 
-#include <charconv>
 #include <cstdio>
 #include <filesystem>
 
 #include "isa/assembler.hpp"
 #include "isa/object_io.hpp"
+#include "tools/cli_conventions.hpp"
 #include "tools/wsemu/subcommand.hpp"
 
 namespace wsemu::cli {
@@ -20,31 +20,13 @@ struct AsmArgs {
   std::string arch;
 };
 
-std::optional<int64_t> parse_int(std::string_view text) {
-  bool negative = false;
-  if (!text.empty() && (text[0] == '-' || text[0] == '+')) {
-    negative = text[0] == '-';
-    text.remove_prefix(1);
-  }
-  int base = 10;
-  if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    base = 16;
-    text.remove_prefix(2);
-  }
-  uint64_t v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v, base);
-  if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
-  if (v > static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0)) return std::nullopt;
-  return negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
-}
-
 int run_asm(const AsmArgs& args) {
   isa::AssembleOptions options;
   options.include_dirs = args.include_dirs;
   options.arch = args.arch;
   for (const std::string& p : args.params) {
     const size_t eq = p.find('=');
-    std::optional<int64_t> value = eq == std::string::npos ? std::nullopt : parse_int(std::string_view(p).substr(eq + 1));
+    std::optional<int64_t> value = eq == std::string::npos ? std::nullopt : parse_integer(std::string_view(p).substr(eq + 1));
     if (eq == 0 || !value) {
       fmt::print(stderr, "wsemu asm: error: --param needs NAME=INTEGER (decimal or 0x hex), got '{}'\n", p);
       return 1;

@@ -1,6 +1,5 @@
 // `wsemu build`: layout file -> linked .wsx executable (compiler/layout/build.hpp).
 #include <cctype>
-#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -9,6 +8,7 @@
 #include "firmware/memcpy_protocol.hpp"
 #include "compiler/executable/executable_io.hpp"
 #include "compiler/layout/build.hpp"
+#include "tools/cli_conventions.hpp"
 #include "tools/wsemu/subcommand.hpp"
 
 namespace wsemu::cli {
@@ -48,7 +48,7 @@ struct BuildArgs {
   bool quiet = false;
 };
 
-// "NAME=VALUE" with an integer VALUE (decimal, or 0x hex, optionally negative).
+// "NAME=VALUE" with an integer VALUE (parse_integer).
 bool parse_param(const std::string& text, std::string& name, int64_t& value, std::string& error) {
   size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0) {
@@ -63,23 +63,12 @@ bool parse_param(const std::string& text, std::string& name, int64_t& value, std
       return false;
     }
   }
-  std::string v = text.substr(eq + 1);
-  bool negative = !v.empty() && v[0] == '-';
-  std::string_view digits(v);
-  if (negative) digits.remove_prefix(1);
-  int base = 10;
-  if (digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X')) {
-    base = 16;
-    digits.remove_prefix(2);
-  }
-  uint64_t magnitude = 0;
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), magnitude, base);
-  if (digits.empty() || ec != std::errc() || ptr != digits.data() + digits.size() ||
-      magnitude > static_cast<uint64_t>(INT64_MAX)) {
+  const std::optional<int64_t> parsed = parse_integer(std::string_view(text).substr(eq + 1));
+  if (!parsed) {
     error = "--param " + text + ": the value must be an integer (e.g. 64, -3 or 0x40)";
     return false;
   }
-  value = negative ? -static_cast<int64_t>(magnitude) : static_cast<int64_t>(magnitude);
+  value = *parsed;
   return true;
 }
 

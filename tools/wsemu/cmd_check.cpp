@@ -165,14 +165,7 @@ int check_command(CheckArgs& a) {
     return report_host_error(e, "check");
   }
   std::vector<CaseResult> cases{{"run", CaseResult::Outcome::PASS, "", cycles_line(rt), seconds_since(run_start)}};
-  for (const auto& [sym, path] : p->output_files) {
-    try {
-      runtime::npy::write_npy(path, outputs.at(sym));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "wsemu check: error: %s\n", e.what());
-      return kExitUsage;
-    }
-  }
+  if (!write_outputs(*p, outputs, "check", false)) return kExitUsage;
   bool all = true;
   for (const auto& [sym, path] : expects) {
     const auto compare_start = std::chrono::steady_clock::now();

@@ -42,15 +42,7 @@ int run_command(const KernelCliArgs& a, const TraceRecordingOptions& trace) {
     write_stats(rt, a.stats_path, "run", prints.get());
     return report_host_error(e, "run");
   }
-  for (const auto& [sym, path] : p->output_files) {
-    try {
-      runtime::npy::write_npy(path, outputs.at(sym));
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "wsemu run: error: %s\n", e.what());
-      return kExitUsage;
-    }
-    std::printf("wrote %s: %s %s\n", path.c_str(), sym.c_str(), outputs.at(sym).shape_string().c_str());
-  }
+  if (!write_outputs(*p, outputs, "run", true)) return kExitUsage;
   std::printf("wsemu run: %s\n", cycles_line(rt).c_str());
   return write_stats(rt, a.stats_path, "run", prints.get()) ? 0 : kExitUsage;
 }

@@ -12,6 +12,7 @@
 
 #include "runtime/cluster/protocol.hpp"
 #include "runtime/train/data_order.hpp"
+#include "runtime/wstrain/network.hpp"
 #include "runtime/wstrain/orchestrator.hpp"
 #include "runtime/wstrain/scaling_study.hpp"
 #include "runtime/wstrain/worker.hpp"
@@ -28,14 +29,9 @@ CLI::Validator in_range(double low, double high, bool low_open = false) {
       fmt::format("{}{:g}..{:g}{}", low_open ? "(" : "[", low, high, "]");
   return CLI::Validator(
       [=](std::string& text) -> std::string {
-        double value = 0;
-        size_t used = 0;
-        try {
-          value = std::stod(text, &used);
-        } catch (const std::exception&) {
-          used = 0;
-        }
-        if (used == 0 || used != text.size()) return fmt::format("'{}' is not a number", text);
+        const std::optional<double> parsed = wstrain::parse_number(text);
+        if (!parsed) return fmt::format("'{}' is not a number", text);
+        const double value = *parsed;
         const bool above_low = low_open ? value > low : value >= low;
         if (!(above_low && value <= high))  // false for NaN too
           return fmt::format("{} is outside {}", text, description);

@@ -122,6 +122,22 @@ inline std::unique_ptr<PreparedRun> prepare_run(const KernelCliArgs& a, const ch
   return p;
 }
 
+// Saves each --out array as .npy; `announce` prints a "wrote" line per file (run does, check
+// reports its comparisons instead). False after printing the error.
+inline bool write_outputs(const PreparedRun& p, const std::map<std::string, runtime::npy::NpyArray>& outputs,
+                          const char* command, bool announce) {
+  for (const auto& [sym, path] : p.output_files) {
+    try {
+      runtime::npy::write_npy(path, outputs.at(sym));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "wsemu %s: error: %s\n", command, e.what());
+      return false;
+    }
+    if (announce) std::printf("wrote %s: %s %s\n", path.c_str(), sym.c_str(), outputs.at(sym).shape_string().c_str());
+  }
+  return true;
+}
+
 // Prints a host error the way a kernel developer wants to read it; returns the exit code.
 inline int report_host_error(const runtime::host::HostError& e, const char* command) {
   using Kind = runtime::host::HostError::Kind;
