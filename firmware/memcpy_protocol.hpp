@@ -43,6 +43,11 @@ constexpr int kFirstFirmwareDsr = 40;
 constexpr uint32_t kReserveBase = 0xB000;
 constexpr uint32_t kConfigAddress = kReserveBase;       // [0] flags, [1] chain index, [2] firmware state
 constexpr uint32_t kArgsAddress = kReserveBase + 16;    // launch arguments
+// The firmware state word (MEMCPY_LOOP_SENT): kSentLaunch in its low byte and the function's
+// control task id in bits 16.. while a launch waits for the kernel's unblock_cmd_stream() (CSL
+// programs): that PE's command stream is blocked until then.
+constexpr uint32_t kStateAddress = kReserveBase + 8;
+constexpr uint32_t kSentLaunch = 3;
 constexpr int kMaxLaunchArgs = 8;
 constexpr uint32_t kFifoBase = kReserveBase + 0x400;
 constexpr uint32_t kFifoCapacity = 768;

@@ -258,7 +258,48 @@ void SdkRuntime::State::pump(std::vector<RowTraffic>& rows, const std::string& w
       }
     }
   } give_back{rows, lanes, received_before, stats};
-  pump_edges(*wafer, lanes, o);
+  try {
+    pump_edges(*wafer, lanes, o);
+  } catch (const HostError& e) {
+    if (e.kind() == HostError::Kind::HANG) rethrow_naming_blocked_streams(e, what);
+    throw;
+  }
+}
+
+// A launch leaves a CSL program's command stream blocked until the kernel calls
+// unblock_cmd_stream() (firmware/README.md): a host call stuck behind that says so, per PE.
+void SdkRuntime::State::rethrow_naming_blocked_streams(const HostError& e, const std::string& what) const {
+  std::string names;
+  std::optional<emu::HangReport> hang = e.hang();
+  for (const ChainRow& row : chains) {
+    for (int x : row.xs) {
+      // Only a stream with a command waiting behind it holds the call up.
+      if (!wafer->program_at(x, row.y) || wafer->core_view(x, row.y).input_queues[firmware::kChainQueue].empty()) continue;
+      uint32_t words[3] = {};
+      wafer->peek_sram(x, row.y, firmware::kConfigAddress,
+                       std::span<uint8_t>(reinterpret_cast<uint8_t*>(words), sizeof words));
+      const uint32_t state = words[2];
+      if (!(words[0] & firmware::kConfigCsl) || (state & 0xFF) != firmware::kSentLaunch) continue;
+      std::string function = fmt::format("control task {}", state >> 16);
+      for (const auto& [name, task] : function_task)
+        if (uint32_t(task) == state >> 16) function = "'" + name + "'";
+      const std::string line =
+          fmt::format("memcpy's command stream is blocked: the launch of {} still waits for unblock_cmd_stream()", function);
+      names += fmt::format("{}PE({},{}): {}", names.empty() ? "" : "; ", x, row.y, line);
+      if (!hang) continue;
+      for (emu::BlockedPe& pe : hang->pes)
+        if (pe.x == x && pe.y == row.y)
+          for (emu::Wait& w : pe.waits)
+            if (w.kind == emu::Wait::Kind::INPUT_UNCONSUMED && w.queue == firmware::kChainQueue)
+              w.text = fmt::format("input queue {} holds {} wavelets of the next host command: {}", w.queue, w.waiting, line);
+    }
+  }
+  if (names.empty()) return;
+  const std::string why =
+      "waits behind a memcpy command stream that a launch left blocked (a launched function, or a task after it, "
+      "must call unblock_cmd_stream() on every PE it ran on)";
+  if (hang) throw HostError(*hang, what + " " + why);
+  throw HostError(HostError::Kind::HANG, fmt::format("{}; it {}: {}", e.what(), why, names));
 }
 
 emu::RunResult SdkRuntime::State::settle(const std::string& what) {
@@ -284,7 +325,11 @@ void SdkRuntime::State::check_firmware_idle(const std::vector<int>& ys, const em
                         !v.output_queues[firmware::kLoopQueue].empty() ||
                         !v.output_queues[firmware::kLegacyStreamOutQueue].empty() ||
                         v.microthread_busy[firmware::kChainQueue];
-      if (busy) throw HostError(*r.hang, what + " could not complete");
+      if (busy) {
+        const HostError e(*r.hang, what + " could not complete");
+        rethrow_naming_blocked_streams(e, what);
+        throw e;
+      }
     }
   }
 }

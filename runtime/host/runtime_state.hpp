@@ -66,6 +66,9 @@ struct SdkRuntime::State {
   emu::RunResult settle(const std::string& what);
   // Throws HANG when firmware work is still pending on a participant of `rows`.
   void check_firmware_idle(const std::vector<int>& rows, const emu::RunResult& r, const std::string& what);
+  // Rethrows a hang of host call `what` naming each PE whose command stream a launch left
+  // blocked (no unblock_cmd_stream() yet); returns when there is none.
+  void rethrow_naming_blocked_streams(const HostError& e, const std::string& what) const;
   uint64_t cycles_left() const;
 
   const ChainRow* chain(int y) const;

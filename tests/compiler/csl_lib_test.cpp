@@ -216,5 +216,38 @@ TEST(CslStdlib, TileConfigRewritesOneColorBetweenPhases) {
   }
 }
 
+// <memcpy/memcpy>'s unblock_cmd_stream() (tests/compiler/programs/cmd_stream, one PE in each of
+// two rows): a launch blocks each PE's command stream until its kernel calls it, from the
+// function (twice: the second call does nothing) or from a task after it; a PE that never calls
+// it holds its row's next command, which then never runs (the hang names the stream and the
+// launch), while the other row's commands run.
+TEST(CslStdlib, UnblockCmdStreamReleasesTheNextHostCommand) {
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/cmd_stream/layout.csl", {}, arch, {8, 4, 4, 1},
+                                "wsemu-csl-cmd-stream-" + arch)));
+    rt.load();
+    rt.launch("set_now", std::vector<uint32_t>{7});
+    EXPECT_EQ(read_back(rt, "value", 0, 0, 1, 2, 1), (std::vector<uint32_t>{7, 7}));
+    rt.launch("set_later", std::vector<uint32_t>{8});
+    EXPECT_EQ(read_back(rt, "value", 0, 0, 1, 2, 1), (std::vector<uint32_t>{8, 8}));
+    EXPECT_EQ(read_back(rt, "steps", 0, 0, 1, 2, 1), (std::vector<uint32_t>{3, 3}));
+    rt.launch("set_and_forget", std::vector<uint32_t>{9});
+    rt.memcpy_h2d("value", std::vector<uint32_t>{5}, 0, 1, 1, 1, 1);  // row 2: its PE unblocked
+    EXPECT_EQ(read_back(rt, "value", 0, 1, 1, 1, 1), std::vector<uint32_t>{5});
+    try {
+      rt.memcpy_h2d("value", std::vector<uint32_t>{6}, 0, 0, 1, 1, 1);
+      ADD_FAILURE() << "a command behind a blocked command stream ran";
+    } catch (const runtime::host::HostError& e) {
+      EXPECT_EQ(e.kind(), runtime::host::HostError::Kind::HANG) << e.what();
+      const std::string what = e.what();
+      EXPECT_NE(what.find("PE(4,1)"), std::string::npos) << what;
+      EXPECT_NE(what.find("memcpy's command stream is blocked: the launch of 'set_and_forget' still waits for "
+                          "unblock_cmd_stream()"), std::string::npos) << what;
+    }
+    EXPECT_EQ(rt.read_symbol(0, 0, "value"), std::vector<uint32_t>{9});  // the stuck command never wrote
+  }
+}
+
 }  // namespace
 }  // namespace wsemu::testing
