@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +26,10 @@ struct RectContext {
   std::vector<const Expr*> param_exprs;  // in plan.param_names order
   std::vector<uint32_t> route_indices;  // into plan.routes, in source order
   std::vector<std::vector<const Expr*>> route_conditions;  // parallel to route_indices
+  // Parallel to route_indices: a counter filter's start that differs per PE (null: constant),
+  // and the copies of such a route made for each start value, (route, start) -> plan.routes.
+  std::vector<const Expr*> route_counter_starts;
+  std::map<std::pair<uint32_t, int64_t>, uint32_t> counter_start_routes;
   bool ok = true;  // false: geometry or binding failed; skip per-PE work
 };
 

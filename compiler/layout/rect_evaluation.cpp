@@ -208,9 +208,20 @@ void Checker::bind_rect(RectContext& ctx) {
         route.route.filter_max = static_cast<uint16_t>(hi);
       }
     }
+    const Expr* counter_start_per_pe = nullptr;
     if (ra.counter_init) {
       int64_t init = 0, max = 0, limit = 0;
-      if (!constant(*ra.counter_init, ctx.constant, init) || !constant(*ra.counter_max, ctx.constant, max) ||
+      // The start may differ per PE (the SDK sets each PE's filter, fft-1d-2d: its brick of
+      // every stream): then it is checked where evaluate_rect computes it.
+      bool start_ok = bind(*ra.counter_init, ctx.per_pe);
+      if (start_ok && !is_constant(*ra.counter_init)) counter_start_per_pe = ra.counter_init.get();
+      else if (start_ok) {
+        const ConstResult r = evaluate_constant(*ra.counter_init);
+        if (r.error) error(r.error->loc, r.error->message);
+        start_ok = !r.error;
+        init = r.value;
+      }
+      if (!start_ok || !constant(*ra.counter_max, ctx.constant, max) ||
           !constant(*ra.counter_limit, ctx.constant, limit)) {
         ok = false;
       } else if (init < 0 || max < 0 || limit < 0 || limit > 0xFFFF || max > 0xFFFF || init > limit) {
@@ -269,8 +280,27 @@ void Checker::bind_rect(RectContext& ctx) {
     if (!ok) ctx.ok = false;
     ctx.route_indices.push_back(static_cast<uint32_t>(plan_.routes.size()));
     ctx.route_conditions.push_back(std::move(conditions));
+    ctx.route_counter_starts.push_back(counter_start_per_pe);
     plan_.routes.push_back(std::move(route));
   }
+}
+
+// The copy of route `ri` whose counter filter starts at `start` evaluated on this PE (made
+// once per value); throws EvalError for a start outside 0..LIMIT.
+static uint32_t counter_start_route(RectContext& ctx, LayoutPlan& plan, uint32_t ri, const Expr& start,
+                                    const std::vector<int64_t>& frame) {
+  const int64_t value = evaluate(start, frame);
+  const uint16_t limit = plan.routes[ri].route.counter_limit;
+  if (value < 0 || value > limit)
+    throw EvalError{start.loc, "counter_filter start " + std::to_string(value) +
+                                   " is outside 0.." + std::to_string(limit) + " (its limit)"};
+  auto [it, fresh] = ctx.counter_start_routes.emplace(std::pair{ri, value}, uint32_t(plan.routes.size()));
+  if (fresh) {
+    PlannedRoute copy = plan.routes[ri];
+    copy.route.counter_init = static_cast<uint16_t>(value);
+    plan.routes.push_back(std::move(copy));
+  }
+  return it->second;
 }
 
 void Checker::evaluate_rect(RectContext& ctx) {
@@ -318,7 +348,8 @@ void Checker::evaluate_rect(RectContext& ctx) {
               break;
             }
           if (!applies) continue;
-          const uint32_t ri = ctx.route_indices[i];
+          uint32_t ri = ctx.route_indices[i];
+          if (const Expr* start = ctx.route_counter_starts[i]) ri = counter_start_route(ctx, plan_, ri, *start, frame);
           const PlannedRoute& route = plan_.routes[ri];
           int32_t& slot = owner[route.route.color];
           if (slot >= 0) {

@@ -124,6 +124,41 @@ rect r at (0, 0) size 3 x 1 {
   EXPECT_TRUE(c.ring_mode);
 }
 
+// A counter filter's start may differ per PE (the SDK configures each PE's filter; the FFT
+// transposes start each receiver at its brick): one copy of the route per start value, worked
+// by hand: (3 - x) * 2 % 6 is 4 at x = 1 and 2 at x = 2; a start past the limit names the PE.
+TEST_F(LayoutChecker, CounterFilterStartsPerPe) {
+  CheckResult r = check(R"(
+fabric 4 x 1
+rect r at (0, 0) size 4 x 1 {
+  program "p.wsa"
+  route 3 rx [RAMP] tx [E] where x == 0
+  route 3 rx [W] tx [RAMP, E] counter_filter [(3 - x) * 2 % 6, 1, 5] where x > 0 && x < 3
+  route 3 rx [W] tx [RAMP] counter_filter [0, 1, 5] where x == 3
+})");
+  ASSERT_TRUE(r.ok()) << format_diagnostics(r.diagnostics);
+  const PlannedRect& rect = r.plan.rects[0];
+  auto start_at = [&](size_t x) {
+    const ColorRoute& c = r.plan.routes[rect.route_keys[rect.pe_route_key[x]].at(0)].route;
+    EXPECT_TRUE(c.counter_filter);
+    EXPECT_EQ(c.counter_max, 1);
+    EXPECT_EQ(c.counter_limit, 5);
+    return int(c.counter_init);
+  };
+  EXPECT_EQ(start_at(1), 4);
+  EXPECT_EQ(start_at(2), 2);
+  EXPECT_EQ(start_at(3), 0);
+  EXPECT_EQ(errors(R"(
+fabric 4 x 1
+rect r at (0, 0) size 4 x 1 {
+  program "p.wsa"
+  route 3 rx [W] tx [RAMP] counter_filter [x * 4, 1, 5] where x > 0
+  route 3 rx [RAMP] tx [E] where x == 0
+})"),
+            "5:46 counter_filter start 8 is outside 0..5 (its limit) at PE (2, 0) (x = 2, y = 0 in "
+            "rect 'r')\n");
+}
+
 TEST_F(LayoutChecker, ReportsPerPeErrorsWithThePe) {
   EXPECT_EQ(errors(R"(
 fabric 4 x 4
