@@ -89,11 +89,8 @@ inline void check_solver(const SolverSpec& spec, const SolverCase& c, double tol
   const xt::xarray<float> coeff = stencil7::make_coefficients(kx, ky, z, 5001, 1.0, spec.skew);
   const xt::xarray<float> b = random_array({ky, kx, z}, 5002);
   const xt::xarray<float> x0 = random_array({ky, kx, z}, 5003) * 0.1f;
-
-  const compiler::Executable exe =
-      build_kernel(spec.kernel, {{"kx", c.kx}, {"ky", c.ky}, {"Z", c.z}, {"ITERS", c.iters}}, c.arch);
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel(
+      spec.kernel, {{"kx", c.kx}, {"ky", c.ky}, {"Z", c.z}, {"ITERS", c.iters}}, c.arch));
   rt.memcpy_h2d("x", words(x0), 0, 0, c.kx, c.ky, c.z);
   rt.memcpy_h2d("b", words(b), 0, 0, c.kx, c.ky, c.z);
   rt.memcpy_h2d("coeff", words(coeff), 0, 0, c.kx, c.ky, 7 * c.z);

@@ -59,12 +59,10 @@ class Spmv7pt : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Spmv7pt, MatchesGridReference) {
   const Case c = GetParam();
-  const compiler::Executable exe = build_kernel("7pt-stencil-spmv", {{"kx", c.kx}, {"ky", c.ky}, {"Z", c.z}}, c.arch);
   const size_t kx = size_t(c.kx), ky = size_t(c.ky), z = size_t(c.z);
   const xt::xarray<float> x = random_array({ky, kx, z}, 501);
   const xt::xarray<float> coeff = random_array({ky, kx, 7, z}, 502);
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("7pt-stencil-spmv", {{"kx", c.kx}, {"ky", c.ky}, {"Z", c.z}}, c.arch));
   rt.memcpy_h2d("x", words(x), 0, 0, c.kx, c.ky, c.z);
   rt.memcpy_h2d("coeff", words(coeff), 0, 0, c.kx, c.ky, 7 * c.z);
   launch_and_settle(rt, "compute");

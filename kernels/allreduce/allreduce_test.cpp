@@ -17,15 +17,11 @@ class Allreduce : public ::testing::TestWithParam<Grid> {};
 
 TEST_P(Allreduce, EveryPeHoldsTheTotal) {
   const Grid g = GetParam();
-  const compiler::Executable exe = build_kernel("allreduce", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch);
   const size_t pw = size_t(g.pw), ph = size_t(g.ph), n = size_t(g.n);
   const xt::xarray<float> v = random_array({ph, pw, n}, 2001);
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("allreduce", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch));
   rt.memcpy_h2d("v", words(v), 0, 0, g.pw, g.ph, g.n);
-  const uint64_t start = rt.cycles();
-  launch_and_settle(rt, "allreduce");
-  const uint64_t cycles = rt.cycles() - start;
+  const uint64_t cycles = settle_cycles(rt, "allreduce");
   std::vector<uint32_t> out = read_back(rt, "v", 0, 0, g.pw, g.ph, g.n);
   const xt::xarray<double> total = xt::sum(xt::cast<double>(v), {0, 1});
   xt::xarray<double> want = xt::zeros<double>({ph, pw, n});
@@ -45,16 +41,12 @@ INSTANTIATE_TEST_SUITE_P(Grids, Allreduce,
 TEST(AllreduceLarge, ThirtyTwoByThirtyTwo) {
   if (!std::getenv("WSEMU_KERNEL_LARGE")) GTEST_SKIP() << "set WSEMU_KERNEL_LARGE=1 to run";
   const int pw = 32, ph = 32, n = 256;
-  const compiler::Executable exe = build_kernel("allreduce", {{"PW", pw}, {"PH", ph}, {"N", n}});
   const xt::xarray<float> v = random_array({size_t(ph), size_t(pw), size_t(n)}, 2002);
   runtime::host::RuntimeOptions options;
   options.backdoor = true;  // the copies are not what is measured
-  runtime::host::SdkRuntime rt(exe, options);
-  rt.load();
+  LoadedRuntime rt(build_kernel("allreduce", {{"PW", pw}, {"PH", ph}, {"N", n}}), options);
   rt.memcpy_h2d("v", words(v), 0, 0, pw, ph, n);
-  const uint64_t start = rt.cycles();
-  launch_and_settle(rt, "allreduce");
-  const uint64_t cycles = rt.cycles() - start;
+  const uint64_t cycles = settle_cycles(rt, "allreduce");
   std::vector<uint32_t> out = read_back(rt, "v", 0, 0, pw, ph, n);
   const xt::xarray<double> total = xt::sum(xt::cast<double>(v), {0, 1});
   xt::xarray<double> want = xt::zeros<double>({size_t(ph), size_t(pw), size_t(n)});

@@ -54,11 +54,9 @@ class Bandwidth : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Bandwidth, RoundTripsAtTheChannelModelsRate) {
   const Case c = GetParam();
-  const compiler::Executable exe = build_kernel("bandwidth-test", {{"PW", c.pw}, {"PH", c.ph}, {"N", c.n}}, c.arch);
   runtime::host::RuntimeOptions options;
   options.channel.channels = c.channels;
-  runtime::host::SdkRuntime rt(exe, options);
-  rt.load();
+  LoadedRuntime rt(build_kernel("bandwidth-test", {{"PW", c.pw}, {"PH", c.ph}, {"N", c.n}}, c.arch), options);
   const size_t pes = size_t(c.pw * c.ph);
   const std::vector<uint32_t> in = words(random_array({size_t(c.ph), size_t(c.pw), size_t(c.n)}, 9000 + c.n));
 

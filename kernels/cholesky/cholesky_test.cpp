@@ -42,7 +42,6 @@ std::vector<double> reference_cholesky(const std::vector<double>& a, size_t n) {
 
 void run_case(const Case& c, bool backdoor = false) {
   const size_t p = size_t(c.p), nt = size_t(c.nt), n = p * nt;
-  const compiler::Executable exe = build_kernel("cholesky", {{"P", c.p}, {"NT", c.nt}}, c.arch);
   const xt::xarray<float> b = random_array({n, n}, 4242);
   std::vector<double> a(n * n);
   xt::xarray<float> a32 = xt::zeros<float>({n, n});
@@ -63,8 +62,7 @@ void run_case(const Case& c, bool backdoor = false) {
 
   runtime::host::RuntimeOptions options;
   options.backdoor = backdoor;
-  runtime::host::SdkRuntime rt(exe, options);
-  rt.load();
+  LoadedRuntime rt(build_kernel("cholesky", {{"P", c.p}, {"NT", c.nt}}, c.arch), options);
   rt.memcpy_h2d("tile", words(tiles), 0, 0, c.p, c.p, int(nt * nt));
   const uint64_t before = rt.cycles();
   rt.launch("cholesky");

@@ -28,11 +28,9 @@ Board step(const Board& b) {
 }
 
 void run_and_check(int kx, int ky, int iters, Board board, const std::string& arch = "") {
-  const compiler::Executable exe = build_kernel("game-of-life", {{"kx", kx}, {"ky", ky}, {"ITERS", iters}}, arch);
   std::vector<uint32_t> cells;
   for (const auto& row : board) cells.insert(cells.end(), row.begin(), row.end());
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("game-of-life", {{"kx", kx}, {"ky", ky}, {"ITERS", iters}}, arch));
   rt.memcpy_h2d("cell", cells, 0, 0, kx, ky, 1);
   launch_and_settle(rt, "compute");
   const size_t h = size_t(iters) + 1;

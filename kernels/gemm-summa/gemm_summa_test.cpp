@@ -44,20 +44,17 @@ xt::xarray<double> matmul(const xt::xarray<float>& a, const xt::xarray<float>& b
 }
 
 void run_case(const Shape& s, bool backdoor, double atol = 1e-6) {
-  const compiler::Executable exe =
-      build_kernel("gemm-summa", {{"P", s.p}, {"Mt", s.mt}, {"Kt", s.kt}, {"Nt", s.nt}}, s.arch);
   const size_t m = size_t(s.p * s.mt), k = size_t(s.p * s.kt), n = size_t(s.p * s.nt);
   const xt::xarray<float> a = random_array({m, k}, uint32_t(3000 + s.p * 100 + s.mt * 10 + s.kt));
   const xt::xarray<float> b = random_array({k, n}, uint32_t(4000 + s.p * 100 + s.kt * 10 + s.nt));
   runtime::host::RuntimeOptions options;
   options.backdoor = backdoor;
-  runtime::host::SdkRuntime rt(exe, options);
-  rt.load();
+  LoadedRuntime rt(
+      build_kernel("gemm-summa", {{"P", s.p}, {"Mt", s.mt}, {"Kt", s.kt}, {"Nt", s.nt}}, s.arch),
+      options);
   rt.memcpy_h2d("A", words(to_tiles(a, s.p, s.mt, s.kt)), 0, 0, s.p, s.p, s.mt * s.kt);
   rt.memcpy_h2d("B", words(to_tiles(b, s.p, s.kt, s.nt)), 0, 0, s.p, s.p, s.kt * s.nt);
-  const uint64_t start = rt.cycles();
-  launch_and_settle(rt, "main");
-  const uint64_t compute = rt.cycles() - start;
+  const uint64_t compute = settle_cycles(rt, "main");
   std::vector<uint32_t> out = read_back(rt, "C", 0, 0, s.p, s.p, s.mt * s.nt);
   const xt::xarray<float> c =
       from_tiles(floats(out, {size_t(s.p), size_t(s.p), size_t(s.mt * s.nt)}), s.p, s.mt, s.nt);

@@ -35,8 +35,7 @@ uint64_t code_cycles(int M, int N, const std::string& arch) {
 uint64_t backdoor_launch_cycles(const compiler::Executable& exe, int M, int N) {
   runtime::host::RuntimeOptions o;
   o.backdoor = true;
-  runtime::host::SdkRuntime rt(exe, o);
-  rt.load();
+  LoadedRuntime rt(exe, o);
   rt.memcpy_h2d("A", std::vector<uint32_t>(size_t(M * N), 0), 0, 0, 1, 1, M * N);
   rt.memcpy_h2d("x", std::vector<uint32_t>(size_t(N), 0), 0, 0, 1, 1, N);
   rt.memcpy_h2d("b", std::vector<uint32_t>(size_t(M), 0), 0, 0, 1, 1, M);
@@ -48,8 +47,7 @@ xt::xarray<float> run_gemv(const compiler::Executable& exe, const xt::xarray<flo
                            const xt::xarray<float>& b, bool backdoor, uint64_t* cycles, uint64_t* launch = nullptr) {
   runtime::host::RuntimeOptions o;
   o.backdoor = backdoor;
-  SdkRuntime rt(exe, o);
-  rt.load();
+  LoadedRuntime rt(exe, o);
   const int M = int(b.size()), N = int(x.size());
   rt.memcpy_h2d("A", words(A), 0, 0, 1, 1, M * N);
   rt.memcpy_h2d("x", words(x), 0, 0, 1, 1, N);
@@ -117,12 +115,10 @@ namespace {
 TEST(Gemv01Half, MatchesReferenceWithinHalfPrecision) {
   for (const std::string arch : {"wse2", "wse3"}) {
     const int M = 12, N = 10;
-    const compiler::Executable exe = build_kernel("gemv-01-single-pe", {{"M", M}, {"N", N}}, arch, "layout_f16.wsl");
     const xt::xarray<float> A = to_half_precision(random_array({size_t(M), size_t(N)}, 71));
     const xt::xarray<float> x = to_half_precision(random_array({size_t(N)}, 72));
     const xt::xarray<float> b = to_half_precision(random_array({size_t(M)}, 73));
-    runtime::host::SdkRuntime rt(exe);
-    rt.load();
+    LoadedRuntime rt(build_kernel("gemv-01-single-pe", {{"M", M}, {"N", N}}, arch, "layout_f16.wsl"));
     runtime::host::MemcpyOptions o;
     o.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
     rt.memcpy_h2d("A", half_words(A), 0, 0, 1, 1, M * N, o);

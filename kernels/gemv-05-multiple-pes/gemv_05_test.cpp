@@ -8,8 +8,6 @@ namespace wsemu::testing {
 namespace {
 
 void run_row(size_t M, size_t N, size_t width, runtime::host::MemcpyOrder order) {
-  const compiler::Executable exe =
-      build_kernel("gemv-05-multiple-pes", {{"M", int64_t(M)}, {"N", int64_t(N)}, {"pes", int64_t(width)}});
   const xt::xarray<float> A = random_array({width, M, N}, 51), x = random_array({width, N}, 52),
                           b = random_array({width, M}, 53);
   // COL_MAJOR: element e of PE p sits at p + width * e (h = 1).
@@ -22,8 +20,8 @@ void run_row(size_t M, size_t N, size_t width, runtime::host::MemcpyOrder order)
   };
   runtime::host::MemcpyOptions o;
   o.order = order;
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("gemv-05-multiple-pes",
+                                {{"M", int64_t(M)}, {"N", int64_t(N)}, {"pes", int64_t(width)}}));
   rt.memcpy_h2d("A", host_order(A, M * N), 0, 0, int(width), 1, int(M * N), o);
   rt.memcpy_h2d("x", host_order(x, N), 0, 0, int(width), 1, int(N), o);
   rt.memcpy_h2d("b", host_order(b, M), 0, 0, int(width), 1, int(M), o);

@@ -29,8 +29,7 @@ inline StreamingRun run_streaming_gemv(const compiler::Executable& exe, const xt
                                       const xt::xarray<float>& b, size_t kx, size_t ky, const std::string& rect) {
   const size_t M = b.size(), N = x.size();
   const Blocks rows = split(M, ky), cols = split(N, kx);
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(exe);
   rt.memcpy_h2d("A", a_tiles(A, rows, cols, fp32_word), 0, 0, int(kx), int(ky), int(rows.max * cols.max));
   rt.launch("init");
   runtime::host::MemcpyOptions stream;

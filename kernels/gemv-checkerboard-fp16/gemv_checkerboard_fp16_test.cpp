@@ -24,8 +24,7 @@ void run_case(const TiledGemvCase& c) {
   const size_t MT = rows.max, NT = cols.max;
   const std::vector<uint32_t> tiles = a_tiles(A, rows, cols, [](float v) { return uint32_t(isa::fp32_to_fp16(v)); });
 
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(exe);
   MemcpyOptions copy16;
   copy16.data_type = MemcpyDataType::MEMCPY_16BIT;
   MemcpyOptions stream16 = copy16;

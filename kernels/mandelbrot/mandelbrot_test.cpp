@@ -39,14 +39,14 @@ class Mandelbrot : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Mandelbrot, CountsEqualTheHostLoop) {
   const Case c = GetParam();
-  const compiler::Executable exe = build_kernel(
-      "mandelbrot", {{"kx", c.kx}, {"ky", c.ky}, {"W_IMG", c.w}, {"H_IMG", c.h}, {"MAX_ITER", c.max_iter}}, c.arch);
   const std::vector<float> r = region(c);
   std::vector<uint32_t> reg;
   for (int p = 0; p < c.kx * c.ky; ++p)
     for (float v : r) reg.push_back(std::bit_cast<uint32_t>(v));
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel(
+      "mandelbrot",
+      {{"kx", c.kx}, {"ky", c.ky}, {"W_IMG", c.w}, {"H_IMG", c.h}, {"MAX_ITER", c.max_iter}},
+      c.arch));
   rt.memcpy_h2d("region", reg, 0, 0, c.kx, c.ky, 4);
   launch_and_settle(rt, "compute");
   const int rb = c.h / c.ky, per_pe = rb * c.w;

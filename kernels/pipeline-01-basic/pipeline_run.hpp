@@ -21,8 +21,7 @@ namespace wsemu::testing {
 inline std::vector<uint32_t> stream_through(const compiler::Executable& exe, const std::vector<uint32_t>& in,
                                             uint64_t* cycles = nullptr, const std::string& pipe = "pipe",
                                             const std::string& sink = "sink", int sink_x = 0) {
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(exe);
   runtime::host::MemcpyOptions stream;
   stream.streaming = true;
   const int size = static_cast<int>(in.size());

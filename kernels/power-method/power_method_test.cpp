@@ -15,17 +15,13 @@ class PowerMethod : public ::testing::TestWithParam<Case> {};
 TEST_P(PowerMethod, MatchesTheHostIteration) {
   const Case c = GetParam();
   const size_t kx = size_t(c.kx), ky = size_t(c.ky), z = size_t(c.z);
-  const compiler::Executable exe =
-      build_kernel("power-method", {{"kx", c.kx}, {"ky", c.ky}, {"Z", c.z}, {"ITERS", c.iters}}, c.arch);
   const xt::xarray<float> coeff = stencil7::make_coefficients(kx, ky, z, 4001, 1.0);
   const xt::xarray<float> x0 = random_array({ky, kx, z}, 4002);
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel(
+      "power-method", {{"kx", c.kx}, {"ky", c.ky}, {"Z", c.z}, {"ITERS", c.iters}}, c.arch));
   rt.memcpy_h2d("x", words(x0), 0, 0, c.kx, c.ky, c.z);
   rt.memcpy_h2d("coeff", words(coeff), 0, 0, c.kx, c.ky, 7 * c.z);
-  const uint64_t start = rt.cycles();
-  launch_and_settle(rt, "power");
-  const uint64_t cycles = rt.cycles() - start;
+  const uint64_t cycles = settle_cycles(rt, "power");
   std::vector<uint32_t> x = read_back(rt, "x", 0, 0, c.kx, c.ky, c.z);
   std::vector<uint32_t> lambda = read_back(rt, "lambda", 0, 0, c.kx, c.ky, 1);
 

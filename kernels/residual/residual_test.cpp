@@ -18,8 +18,6 @@ class Residual : public ::testing::TestWithParam<Grid> {};
 
 TEST_P(Residual, InfNormOfTheResidual) {
   const Grid g = GetParam();
-  const compiler::Executable exe =
-      build_kernel("residual", {{"PW", g.pw}, {"PH", g.ph}, {"MT", g.mt}, {"NT", g.nt}}, g.arch);
   const size_t m = size_t(g.ph * g.mt), n = size_t(g.pw * g.nt);
   const uint32_t seed = uint32_t(5000 + 97 * g.pw + 13 * g.ph + g.mt);
   const xt::xarray<float> a = random_array({m, n}, seed);
@@ -33,14 +31,12 @@ TEST_P(Residual, InfNormOfTheResidual) {
     for (int px = 0; px < g.pw; ++px)
       for (int j = 0; j < g.nt; ++j)
         for (int i = 0; i < g.mt; ++i) a_tiles(py, px, j * g.mt + i) = a(py * g.mt + i, px * g.nt + j);
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(
+      build_kernel("residual", {{"PW", g.pw}, {"PH", g.ph}, {"MT", g.mt}, {"NT", g.nt}}, g.arch));
   rt.memcpy_h2d("A", words(a_tiles), 0, 0, g.pw, g.ph, g.mt * g.nt);
   rt.memcpy_h2d("x", words(x), 0, 0, g.pw, 1, g.nt);
   rt.memcpy_h2d("b", words(b), g.pw - 1, 0, 1, g.ph, g.mt);
-  const uint64_t start = rt.cycles();
-  launch_and_settle(rt, "main");
-  const uint64_t compute = rt.cycles() - start;
+  const uint64_t compute = settle_cycles(rt, "main");
   std::vector<uint32_t> r_words = read_back(rt, "r", g.pw - 1, 0, 1, g.ph, g.mt);
   std::vector<uint32_t> nrm_word = read_back(rt, "nrm", g.pw - 1, 0, 1, 1, 1);
 

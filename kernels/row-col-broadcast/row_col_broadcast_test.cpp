@@ -20,14 +20,13 @@ class RowColBroadcast : public ::testing::TestWithParam<Grid> {};
 
 TEST_P(RowColBroadcast, EveryPeGetsItsRowAndColumn) {
   const Grid g = GetParam();
-  const compiler::Executable exe = build_kernel("row-col-broadcast", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch);
   const size_t pw = size_t(g.pw), ph = size_t(g.ph), n = size_t(g.n);
   const xt::xarray<float> rows = random_array({ph, n}, uint32_t(7000 + g.pw * 10 + g.ph));
   const xt::xarray<float> cols = random_array({pw, n}, uint32_t(8000 + g.pw * 10 + g.ph));
   runtime::host::RuntimeOptions options;
   options.channel.channels = g.channels;
-  runtime::host::SdkRuntime rt(exe, options);
-  rt.load();
+  LoadedRuntime rt(
+      build_kernel("row-col-broadcast", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch), options);
 
   uint64_t start = rt.cycles();
   rt.memcpy_h2d_rowbcast("r", words(rows), 0, 0, g.pw, g.ph, g.n);

@@ -27,8 +27,6 @@ struct MatvecRun {
 uint64_t stamp(uint32_t lo, uint32_t hi) { return (uint64_t(hi & 0xFFFF) << 32) | lo; }
 
 MatvecRun run_matvec(const Case& c) {
-  const compiler::Executable exe =
-      build_kernel("single-tile-matvec", {{"kx", c.kx}, {"ky", c.ky}, {"NB", c.nb}, {"ITERS", c.iters}}, c.arch);
   const size_t pes = size_t(c.kx * c.ky), nb = size_t(c.nb);
   MatvecRun r;
   std::vector<uint32_t> a_words, x_words;
@@ -39,8 +37,9 @@ MatvecRun run_matvec(const Case& c) {
     for (uint32_t w : words(col_major)) a_words.push_back(w);
     for (uint32_t w : words(r.x.back())) x_words.push_back(w);
   }
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("single-tile-matvec",
+                                {{"kx", c.kx}, {"ky", c.ky}, {"NB", c.nb}, {"ITERS", c.iters}},
+                                c.arch));
   rt.memcpy_h2d("A", a_words, 0, 0, c.kx, c.ky, c.nb * c.nb);
   rt.memcpy_h2d("x", x_words, 0, 0, c.kx, c.ky, c.nb);
   launch_and_settle(rt, "compute");

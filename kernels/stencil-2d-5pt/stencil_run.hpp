@@ -75,8 +75,7 @@ inline StencilRun run_stencil(const compiler::Executable& exe, const StencilCase
     for (float v : kStencilCoeff) coeff.push_back(std::bit_cast<uint32_t>(v));
   runtime::host::RuntimeOptions options;
   options.backdoor = backdoor;
-  runtime::host::SdkRuntime rt(exe, options);
-  rt.load();
+  LoadedRuntime rt(exe, options);
   rt.memcpy_h2d("u0", padded, 0, 0, c.kx, c.ky, int(tile));
   rt.memcpy_h2d("coeff", coeff, 0, 0, c.kx, c.ky, 5);
   launch_and_settle(rt, "compute");

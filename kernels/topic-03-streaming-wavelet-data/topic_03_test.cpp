@@ -19,7 +19,6 @@ class Topic03 : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Topic03, SumOfStreamMatchesReference) {
   const Case c = GetParam();
-  const compiler::Executable exe = build_kernel("topic-03-streaming-wavelet-data", {}, "", c.layout);
   std::mt19937 gen(uint32_t(300 + c.n));
   std::vector<uint32_t> data(c.n);
   uint32_t expected = 0;
@@ -27,8 +26,7 @@ TEST_P(Topic03, SumOfStreamMatchesReference) {
     v = gen();
     expected += v;
   }
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-03-streaming-wavelet-data", {}, "", c.layout));
   runtime::host::MemcpyOptions stream;
   stream.streaming = true;
   rt.memcpy_h2d("stream", data, 0, 0, 1, 1, int(c.n), stream);

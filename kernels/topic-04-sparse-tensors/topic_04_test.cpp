@@ -14,7 +14,6 @@ using runtime::host::MemcpyDataType;
 using runtime::host::MemcpyOptions;
 
 void run_case(int n, int nonzeros, int out_of_range, uint32_t seed) {
-  const compiler::Executable exe = build_kernel("topic-04-sparse-tensors", {{"N", n}});
   std::mt19937 gen(seed);
   std::vector<uint32_t> wavelets;
   std::vector<uint16_t> expected(size_t(n), 0);
@@ -25,8 +24,7 @@ void run_case(int n, int nonzeros, int out_of_range, uint32_t seed) {
   }
   for (int i = 0; i < out_of_range; ++i) wavelets.insert(wavelets.begin() + i * 3, uint32_t(n + i) << 16 | 7u);
 
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-04-sparse-tensors", {{"N", n}}));
   MemcpyOptions stream;
   stream.streaming = true;
   rt.memcpy_h2d("sparse", wavelets, 0, 0, 1, 1, int(wavelets.size()), stream);

@@ -12,13 +12,11 @@ class Topic05 : public ::testing::TestWithParam<int> {};
 
 TEST_P(Topic05, SentinelClosesTheSum) {
   const int n = GetParam();
-  const compiler::Executable exe = build_kernel("topic-05-sentinels", {{"N", n}});
   const xt::xarray<float> values = random_array({size_t(n)}, uint32_t(500 + n));
   const SentinelSums sums = sentinel_sums(values);
   const float in_order = sums.in_order;
   const double exact = sums.exact;
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-05-sentinels", {{"N", n}}));
   rt.memcpy_h2d("values", words(values), 0, 0, 1, 1, n);
   rt.launch("send");
   std::vector<uint32_t> result = read_back(rt, "result", 1, 0, 1, 1, 1);

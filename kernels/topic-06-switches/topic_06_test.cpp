@@ -11,12 +11,10 @@ namespace {
 
 TEST(Topic06, OneColorReachesFourNeighboursAndWraps) {
   const int K = 3;
-  const compiler::Executable exe = build_kernel("topic-06-switches", {{"K", K}});
   std::mt19937 gen(600);
   std::vector<uint32_t> blocks(5 * K);
   for (uint32_t& v : blocks) v = gen();
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-06-switches", {{"K", K}}));
   rt.memcpy_h2d("blocks", blocks, 1, 1, 1, 1, 5 * K);
   launch_and_settle(rt, "send");
   auto block = [&](int b) { return std::vector<uint32_t>(blocks.begin() + b * K, blocks.begin() + (b + 1) * K); };

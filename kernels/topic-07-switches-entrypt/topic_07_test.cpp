@@ -11,13 +11,11 @@ namespace {
 
 TEST(Topic07, ControlTasksGetTheirTagAfterTheBlock) {
   const int K = 3;
-  const compiler::Executable exe = build_kernel("topic-07-switches-entrypt", {{"K", K}});
   std::mt19937 gen(700);
   std::vector<uint32_t> blocks(4 * K), tags(4);
   for (uint32_t& v : blocks) v = gen();
   for (uint32_t& t : tags) t = gen() & 0xFFFF;
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-07-switches-entrypt", {{"K", K}}));
   rt.memcpy_h2d("blocks", blocks, 1, 1, 1, 1, 4 * K);
   rt.memcpy_h2d("tags", tags, 1, 1, 1, 1, 4);
   launch_and_settle(rt, "send");

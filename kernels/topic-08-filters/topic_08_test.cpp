@@ -13,12 +13,10 @@ namespace {
 
 TEST(Topic08, EachReceiverKeepsItsQuarter) {
   const int receivers = 4, total = 3 * receivers;
-  const compiler::Executable exe = build_kernel("topic-08-filters", {});
   std::mt19937 gen(800);
   std::vector<uint32_t> values(static_cast<size_t>(total));
   for (uint32_t& v : values) v = gen() & 0xFFFF;
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-08-filters", {}));
   runtime::host::MemcpyOptions half;
   half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
   rt.memcpy_h2d("values", values, 0, 0, 1, 1, total, half);

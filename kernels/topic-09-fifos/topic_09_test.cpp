@@ -10,10 +10,8 @@ namespace {
 using runtime::host::MemcpyOptions;
 
 void check(int n, int fifo_cap) {
-  const compiler::Executable exe = build_kernel("topic-09-fifos", {{"NUM_ELEMS", n}, {"FIFO_CAP", fifo_cap}});
   const xt::xarray<float> x = random_array({size_t(n)}, uint32_t(900 + n));
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-09-fifos", {{"NUM_ELEMS", n}, {"FIFO_CAP", fifo_cap}}));
   MemcpyOptions stream;
   stream.streaming = true;
   rt.launch("start");

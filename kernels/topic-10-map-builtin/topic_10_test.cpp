@@ -14,11 +14,9 @@ class Topic10 : public ::testing::TestWithParam<int> {};
 
 TEST_P(Topic10, MapsMatchReference) {
   const int n = GetParam();
-  const compiler::Executable exe = build_kernel("topic-10-map-builtin", {{"N", n}});
   const xt::xarray<float> A = xt::abs(random_array({size_t(n), size_t(n)}, uint32_t(1000 + n)));
   const xt::xarray<float> x = random_array({size_t(n)}, uint32_t(1100 + n));
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-10-map-builtin", {{"N", n}}));
   rt.memcpy_h2d("A", words(A), 1, 0, 1, 1, n * n);
   rt.memcpy_h2d("x", words(x), 0, 0, 1, 1, n);
   rt.launch("compute");

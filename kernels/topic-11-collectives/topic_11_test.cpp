@@ -17,16 +17,12 @@ class Topic11 : public ::testing::TestWithParam<Grid> {};
 
 TEST_P(Topic11, BroadcastScatterGatherReduce) {
   const Grid g = GetParam();
-  const compiler::Executable exe = build_kernel("topic-11-collectives", {{"PW", g.pw}, {"PH", g.ph}, {"C", g.c}}, g.arch);
   const size_t pw = size_t(g.pw), ph = size_t(g.ph), c = size_t(g.c), len = c * std::max(pw, ph);
   const xt::xarray<float> x = random_array({ph, pw, c}, 1101), s = random_array({ph, pw, len}, 1102);
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-11-collectives", {{"PW", g.pw}, {"PH", g.ph}, {"C", g.c}}, g.arch));
   rt.memcpy_h2d("x", words(x), 0, 0, g.pw, g.ph, g.c);
   rt.memcpy_h2d("s", words(s), 0, 0, g.pw, g.ph, int(len));
-  const uint64_t start = rt.cycles();
-  launch_and_settle(rt, "main");
-  const uint64_t main_cycles = rt.cycles() - start;
+  const uint64_t main_cycles = settle_cycles(rt, "main");
   std::vector<uint32_t> x_out = read_back(rt, "x", 0, 0, g.pw, g.ph, g.c);
   std::vector<uint32_t> s_out = read_back(rt, "s", 0, 0, g.pw, g.ph, int(len));
 

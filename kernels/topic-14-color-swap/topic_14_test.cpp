@@ -10,9 +10,7 @@ namespace wsemu::testing {
 namespace {
 
 void check(int width, const std::vector<uint32_t>& values) {
-  const compiler::Executable exe = build_kernel("topic-14-color-swap", {{"WIDTH", width}});
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-14-color-swap", {{"WIDTH", width}}));
   runtime::host::MemcpyOptions stream;
   stream.streaming = true;
   rt.memcpy_h2d("row", values, 0, 0, 1, 1, int(values.size()), stream);

@@ -17,8 +17,7 @@ namespace wsemu::testing {
 
 inline void expect_two_transfers_sum(const compiler::Executable& exe, int n, const std::string& what) {
   const xt::xarray<float> x = random_array({size_t(n)}, 1501), w = random_array({size_t(n)}, 1502);
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(exe);
   rt.memcpy_h2d("x", words(x), 0, 0, 1, 1, n);
   rt.memcpy_h2d("w", words(w), 0, 0, 1, 1, n);
   launch_and_settle(rt, "compute");

@@ -3,6 +3,7 @@
 // kernel error that names it.
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/expect_host_error.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 #include "kernels/topic-15-wse3-microthreads/topic_15_run.hpp"
 
@@ -18,9 +19,7 @@ TEST(Topic15, ExplicitMicrothreadsCarryTwoTransfersAtOnce) {
 }
 
 TEST(Topic15, TwoOperationsOnOneMicrothreadAreAKernelError) {
-  const compiler::Executable exe = build_kernel("topic-15-wse3-microthreads", {{"N", 8}, {"SAME_UT", 1}});
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-15-wse3-microthreads", {{"N", 8}, {"SAME_UT", 1}}));
   const HostError e = run_expecting(rt, {"compute"}, HostError::Kind::FAULT);
   EXPECT_EQ(e.fault()->kind, emu::FaultKind::KERNEL_ERROR) << e.what();
   EXPECT_NE(std::string(e.what()).find("microthread 7"), std::string::npos) << e.what();

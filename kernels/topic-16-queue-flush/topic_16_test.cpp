@@ -12,10 +12,8 @@ using runtime::host::HostError;
 
 TEST(Topic16, FlushedQueueCarriesTheSecondColor) {
   const int n = 6;
-  const compiler::Executable exe = build_kernel("topic-16-queue-flush", {{"N", n}});
   const xt::xarray<float> a = random_array({size_t(n)}, 1601), b = random_array({size_t(n)}, 1602);
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-16-queue-flush", {{"N", n}}));
   rt.memcpy_h2d("a_send", words(a), 0, 0, 1, 1, n);
   rt.memcpy_h2d("b_send", words(b), 0, 0, 1, 1, n);
   rt.launch("receive");
@@ -30,9 +28,7 @@ TEST(Topic16, FlushedQueueCarriesTheSecondColor) {
 }
 
 TEST(Topic16, RebindingWithoutFlushIsAKernelError) {
-  const compiler::Executable exe = build_kernel("topic-16-queue-flush", {{"N", 6}, {"FLUSH", 0}});
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-16-queue-flush", {{"N", 6}, {"FLUSH", 0}}));
   rt.launch("receive");
   const HostError e = run_expecting(rt, {"send"}, HostError::Kind::FAULT);
   EXPECT_EQ(e.fault()->kind, emu::FaultKind::KERNEL_ERROR);

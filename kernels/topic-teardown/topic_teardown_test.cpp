@@ -16,10 +16,8 @@ constexpr int kRow = 4;  // the layout's row: one control wavelet carries 4 rout
 
 TEST(TopicTeardown, OneColorCarriesBothBroadcasts) {
   const int n = 5;
-  const compiler::Executable exe = build_kernel("topic-teardown", {{"N", n}});
   const xt::xarray<float> a = random_array({size_t(n)}, 2901), b = random_array({size_t(n)}, 2902);
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-teardown", {{"N", n}}));
   rt.memcpy_h2d("a", words(a), 0, 0, 1, 1, n);         // the west PE sends a
   rt.memcpy_h2d("b", words(b), kRow - 1, 0, 1, 1, n);  // the east PE sends b
   launch_and_settle(rt, "run");
@@ -39,9 +37,7 @@ TEST(TopicTeardown, OneColorCarriesBothBroadcasts) {
 }
 
 TEST(TopicTeardown, WithoutTdexitTheHangReportNamesTheTeardown) {
-  const compiler::Executable exe = build_kernel("topic-teardown", {{"N", 5}, {"TDEXIT", 0}});
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("topic-teardown", {{"N", 5}, {"TDEXIT", 0}}));
   const HostError e = run_expecting(rt, {"run"}, HostError::Kind::HANG);
   ASSERT_TRUE(e.hang());
   const std::string report = e.hang()->to_string();

@@ -33,7 +33,6 @@ std::vector<uint32_t> to_words(u128 v) {
 }
 
 TEST(WideMultiplication, MatchesReference) {
-  const compiler::Executable exe = build_kernel("wide-multiplication", {{"WORDS", 8}});
   std::mt19937_64 gen(101);
   const u128 ones = ~u128(0);
   std::vector<std::pair<u128, u128>> cases = {{ones, ones}, {0, ones}, {1, ones}, {ones, u128(1) << 127}};
@@ -44,8 +43,7 @@ TEST(WideMultiplication, MatchesReference) {
   runtime::host::MemcpyOptions o;
   o.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
   for (const auto& [a, b] : cases) {
-    runtime::host::SdkRuntime rt(exe);
-    rt.load();
+    LoadedRuntime rt(build_kernel("wide-multiplication", {{"WORDS", 8}}));
     rt.memcpy_h2d("a", to_words(a), 0, 0, 1, 1, 8, o);
     rt.memcpy_h2d("b", to_words(b), 0, 0, 1, 1, 8, o);
     const uint64_t before = rt.cycles();

@@ -27,12 +27,14 @@ class CslCollectives : public ::testing::TestWithParam<CslGrid> {};
 TEST_P(CslCollectives, EveryOperationEveryRootBothDimensions) {
   const CslGrid s = GetParam();
   const int W = s.w, H = s.h, PM = std::max(W, H);
-  SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/collectives/layout.csl",
-                              {{"W", std::to_string(W)}, {"H", std::to_string(H)}, {"C", std::to_string(kChunk)},
-                               {"N", std::to_string(kLen)}},
-                              s.arch, {W + 2, H + 2, 1, 1},
-                              "wsemu-csl-collectives-" + s.arch + "-" + std::to_string(W) + "x" + std::to_string(H))));
-  rt.load();
+  LoadedRuntime rt(executable_of(compile_csl_kernel(
+      source_dir() + "/tests/compiler/programs/collectives/layout.csl",
+      {{"W", std::to_string(W)},
+       {"H", std::to_string(H)},
+       {"C", std::to_string(kChunk)},
+       {"N", std::to_string(kLen)}},
+      s.arch, {W + 2, H + 2, 1, 1},
+      "wsemu-csl-collectives-" + s.arch + "-" + std::to_string(W) + "x" + std::to_string(H))));
   std::mt19937 rng(7);
   auto words = [&](int per_pe) {
     std::vector<uint32_t> v(size_t(W * H * per_pe));

@@ -34,8 +34,7 @@ TEST(CslActivate, ComptimeActivatedTaskRunsAtLoad) {
     const std::string& wsa = r.programs.at("pe_0.wsa");
     EXPECT_NE(wsa.find(", local, 10, activated"), std::string::npos) << wsa;
     EXPECT_NE(wsa.find(", local, 11, blocked, activated"), std::string::npos) << wsa;
-    SdkRuntime rt(*r.executable);
-    rt.load();
+    LoadedRuntime rt(*r.executable);
     rt.run_until_quiescent();
     std::vector<uint32_t> table = read_back(rt, "table", 0, 0, 1, 1, N);
     std::vector<uint32_t> gate = read_back(rt, "gate", 0, 0, 1, 1, 1);
@@ -66,8 +65,7 @@ TEST(CslMap, CallbackAppliedPerElement) {
   for (int i = 0; i < N; ++i) squares += c[size_t(i)] * c[size_t(i)];
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_program("map", {{"N", std::to_string(N)}}, arch)));
-    rt.load();
+    LoadedRuntime rt(executable_of(compile_program("map", {{"N", std::to_string(N)}}, arch)));
     rt.memcpy_h2d("m", words(m0), 0, 0, 1, 1, N * N);
     rt.memcpy_h2d("w", words(w), 0, 0, 1, 1, N);
     std::vector<uint32_t> cw(c0.begin(), c0.end());
@@ -108,8 +106,7 @@ TEST(CslHalf, ScalarArithmeticRoundsEachOperationToF16) {
   half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_program("half", {{"N", std::to_string(N)}}, arch)));
-    rt.load();
+    LoadedRuntime rt(executable_of(compile_program("half", {{"N", std::to_string(N)}}, arch)));
     rt.memcpy_h2d("a", a, 0, 0, 1, 1, N, half);
     rt.memcpy_h2d("b", b, 0, 0, 1, 1, N, half);
     rt.launch("run");
@@ -133,8 +130,7 @@ TEST(CslComptimeAssign, ElementsAndFieldsOfComptimeLocals) {
   const std::vector<int32_t> each = {3 * 0 - 1 * 1 + 7 * 2 + 2 * 3, 1, 10 + 20 + 5, 5};
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_program("comptime_assign", {}, arch)));
-    rt.load();
+    LoadedRuntime rt(executable_of(compile_program("comptime_assign", {}, arch)));
     std::vector<uint32_t> got_tab = read_back(rt, "tab", 0, 0, 1, 1, 8);
     std::vector<uint32_t> got_grid = read_back(rt, "grid", 0, 0, 1, 1, 6);
     std::vector<uint32_t> got_fields = read_back(rt, "fields", 0, 0, 1, 1, 3);
@@ -166,8 +162,7 @@ TEST(CslCounterFilter, CountedWaveletsReachTheCoreWhileTheCounterIsAtMostItsMax)
     auto r = compile_program("counter_filter", {}, arch);
     ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
     EXPECT_NE(r.layout_wsl.find("counter_filter [1, 1, 2] counts data"), std::string::npos) << r.layout_wsl;
-    SdkRuntime rt(*r.executable);
-    rt.load();
+    LoadedRuntime rt(*r.executable);
     rt.memcpy_h2d("x", x, 0, 0, 1, 1, 6);
     launch_and_settle(rt, "run");
     std::vector<uint32_t> y = read_back(rt, "y", 1, 0, 1, 1, 8, half);
@@ -189,8 +184,7 @@ TEST(CslOptions, NamedOptionsTaskParamAndElementAddress) {
     ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
     EXPECT_NE(r.programs.at("pe_0.wsa").find("activate=12"), std::string::npos) << r.programs.at("pe_0.wsa");
     EXPECT_NE(r.programs.at("pe_0.wsa").find("; input queue 6 not bound: color 15 is bound to queue 5"), std::string::npos);
-    SdkRuntime rt(*r.executable);
-    rt.load();
+    LoadedRuntime rt(*r.executable);
     std::vector<uint32_t> sw;
     for (float v : src) sw.push_back(std::bit_cast<uint32_t>(v));
     rt.memcpy_h2d("src", sw, 0, 0, 1, 1, 4);
@@ -233,8 +227,7 @@ TEST(CslWrap16, SumsProductsAndShiftsWrapToTheirType) {
       20};  // chosen = 3 is mode.second
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_program("wrap16", {}, arch)));
-    rt.load();
+    LoadedRuntime rt(executable_of(compile_program("wrap16", {}, arch)));
     runtime::host::MemcpyOptions half;
     half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
     rt.memcpy_h2d("u", std::vector<uint32_t>{a, b}, 0, 0, 1, 1, 2, half);
@@ -251,8 +244,7 @@ TEST(CslWrap16, SumsProductsAndShiftsWrapToTheirType) {
 TEST(CslFarSpill, CallWithLiveLocalsPastTheOperandReach) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_program("far_spill", {}, arch)));
-    rt.load();
+    LoadedRuntime rt(executable_of(compile_program("far_spill", {}, arch)));
     launch_and_settle(rt, "run");
     EXPECT_EQ(read_back(rt, "out", 0, 0, 1, 1, 2), (std::vector<uint32_t>{23, 21}));
   }

@@ -10,6 +10,7 @@
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/compiler/csl_test_support.hpp"
 #include "tests/e2e/expect_host_error.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -31,8 +32,7 @@ compiler::Executable compiled(const std::string& arch) {
 TEST(CslLineTable, FaultNamesTheCslLine) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(compiled(arch));
-    rt.load();
+    LoadedRuntime rt(compiled(arch));
     // A DSD 30000 elements long writes past the PE's memory: a fault.
     const HostError e = run_expecting(rt, {"overrun"}, HostError::Kind::FAULT);
     EXPECT_EQ(e.fault()->source_location, "pe.csl:17:3") << e.what();
@@ -45,8 +45,7 @@ TEST(CslLineTable, FaultNamesTheCslLine) {
 TEST(CslLineTable, HangNamesTheCslLineThePeWaitsAt) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(compiled(arch));
-    rt.load();
+    LoadedRuntime rt(compiled(arch));
     // A read of a color nobody sends on: a hang.
     const HostError e = run_expecting(rt, {"starve"}, HostError::Kind::HANG);
     const emu::BlockedPe* pe = e.hang()->find(1, 1);

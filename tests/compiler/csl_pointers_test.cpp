@@ -38,9 +38,9 @@ const std::vector<uint32_t> kWant = {
 TEST(CslPointers, IndexingThroughPointersMatchesHandWorkedValues) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    runtime::host::SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/pointers/layout.csl", {},
-                                                                  arch, {3, 3, 1, 1}, "wsemu-csl-pointers-" + arch)));
-    rt.load();
+    LoadedRuntime rt(executable_of(
+        compile_csl_kernel(source_dir() + "/tests/compiler/programs/pointers/layout.csl", {}, arch,
+                           {3, 3, 1, 1}, "wsemu-csl-pointers-" + arch)));
     rt.launch("run");
     rt.run_until_quiescent();
     std::vector<uint32_t> got(kWant.size(), 0);
@@ -56,9 +56,8 @@ TEST(CslPointers, IndexingThroughPointersMatchesHandWorkedValues) {
 // 1 rx RAMP (0xC), positions 2, 3 invalid (0x5 each), ring mode (0x1000). Rewritten: position 0
 // rx N (0x100), tx RAMP (0x10); position 1 invalid with its select bit kept (0xD).
 TEST(CslPointers, ABitcastAddressReachesTheRouterConfigurationRegisters) {
-  runtime::host::SdkRuntime rt(executable_of(compile_csl_kernel(
+  LoadedRuntime rt(executable_of(compile_csl_kernel(
       source_dir() + "/tests/compiler/programs/fabric_registers/layout.csl", {}, "wse2", {3, 3, 1, 1}, "wsemu-csl-fabric-registers")));
-  rt.load();
   launch_and_settle(rt, "run");
   runtime::host::MemcpyOptions halves;
   halves.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;

@@ -30,11 +30,10 @@ TEST_P(CslTally, CollectorSeesEveryBumpOnce) {
   const uint32_t sum = std::accumulate(counts.begin(), counts.end(), 0u);
   for (const uint32_t wait_for : {sum, sum + 1}) {
     SCOPED_TRACE("waiting for " + std::to_string(wait_for) + " of " + std::to_string(sum));
-    SdkRuntime rt(executable_of(compile_csl_kernel(
+    LoadedRuntime rt(executable_of(compile_csl_kernel(
         source_dir() + "/tests/compiler/programs/tally/layout.csl",
         {{"W", std::to_string(W)}, {"H", std::to_string(H)}, {"N", std::to_string(kCounts)}, {"TOTAL", std::to_string(wait_for)}},
         s.arch, {W + 2, H + 2, 1, 1}, "wsemu-csl-tally-" + s.arch + "-" + std::to_string(W) + "x" + std::to_string(H))));
-    rt.load();
     rt.memcpy_h2d("counts", counts, 0, 0, W, H, kCounts);
     rt.launch("run");
     rt.launch("snapshot");

@@ -92,8 +92,7 @@ inline TiledRun run_tiled_gemv(const compiler::Executable& exe, const xt::xarray
   for (size_t py = 0; py < ky; ++py)
     for (size_t i = 0; i < rows.size[py]; ++i) b_tiles[py * MT + i] = std::bit_cast<uint32_t>(b(rows.start[py] + i));
 
-  runtime::host::SdkRuntime rt(exe, options);
-  rt.load();
+  LoadedRuntime rt(exe, options);
   rt.memcpy_h2d("A", a, 0, 0, int(kx), int(ky), int(MT * NT));
   rt.memcpy_h2d("x", x_tiles, 0, 0, int(kx), 1, int(NT));
   rt.memcpy_h2d("b", b_tiles, int(kx) - 1, 0, 1, int(ky), int(MT));

@@ -1,6 +1,6 @@
-// The host-call sequences the kernel tests and the CSL tests share, each written once: reading a
-// symbol back from a rectangle of PEs into a vector of its own, and launching a function and
-// running the wafer until it settles.
+// The host-call sequences the kernel tests and the CSL tests share, each written once: a runtime
+// loaded on construction, reading a symbol back from a rectangle of PEs into a vector of its own,
+// and launching a function and running the wafer until it settles.
 //
 // Contract: header-only test support over SdkRuntime, with its arguments and meaning
 // (coordinates relative to the symbol's or function's rectangle, w * h * elems_per_pe words
@@ -14,11 +14,21 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/host/sdk_runtime.hpp"
 
 namespace wsemu::testing {
+
+// An SdkRuntime whose load() has run: how every test's session with a kernel begins.
+class LoadedRuntime : public runtime::host::SdkRuntime {
+ public:
+  explicit LoadedRuntime(compiler::Executable exe, runtime::host::RuntimeOptions options = {})
+      : SdkRuntime(std::move(exe), std::move(options)) {
+    load();
+  }
+};
 
 // memcpy_d2h of `symbol` on the w x h PEs at (x0, y0) into a vector sized for it.
 inline std::vector<uint32_t> read_back(runtime::host::SdkRuntime& rt, const std::string& symbol, int x0, int y0, int w,
@@ -36,6 +46,14 @@ inline emu::RunResult launch_and_settle(runtime::host::SdkRuntime& rt, const std
                                         std::span<const uint32_t> args = {}) {
   rt.launch(function, args);
   return rt.run_until_quiescent();
+}
+
+// launch_and_settle, counted: the cycles from the launch until the wafer settled.
+inline uint64_t settle_cycles(runtime::host::SdkRuntime& rt, const std::string& function,
+                              std::span<const uint32_t> args = {}) {
+  const uint64_t start = rt.cycles();
+  launch_and_settle(rt, function, args);
+  return rt.cycles() - start;
 }
 
 }  // namespace wsemu::testing

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -27,8 +28,7 @@ compiler::Executable build(const std::string& layout, std::map<std::string, int6
 class HostLaunch : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(HostLaunch, RunsOnEveryPeOfTheRectangle) {
-  SdkRuntime rt(build("echo.wsl", {{"W", 3}, {"H", 2}, {"FW", 6}, {"OX", 2}}, GetParam()));
-  rt.load();
+  LoadedRuntime rt(build("echo.wsl", {{"W", 3}, {"H", 2}, {"FW", 6}, {"OX", 2}}, GetParam()));
   std::vector<uint32_t> in(3 * 2 * 8);
   for (size_t i = 0; i < in.size(); ++i) in[i] = std::bit_cast<uint32_t>(float(i) - 3.5f);
   rt.memcpy_h2d("words", in, 0, 0, 3, 2, 8);
@@ -46,8 +46,7 @@ TEST_P(HostLaunch, RunsOnEveryPeOfTheRectangle) {
 }
 
 TEST_P(HostLaunch, ArgumentsReachEveryPe) {
-  SdkRuntime rt(build("echo.wsl", {}, GetParam()));
-  rt.load();
+  LoadedRuntime rt(build("echo.wsl", {}, GetParam()));
   rt.launch("record_args", std::vector<uint32_t>{40, 2, 7});
   for (int y = 0; y < 2; ++y)
     for (int x = 0; x < 2; ++x) {
@@ -60,8 +59,7 @@ TEST_P(HostLaunch, ArgumentsReachEveryPe) {
 INSTANTIATE_TEST_SUITE_P(Arch, HostLaunch, ::testing::Values("wse2", "wse3"));
 
 TEST(HostRuntime, StatsJsonHasTheHostSection) {
-  SdkRuntime rt(build("echo.wsl"));
-  rt.load();
+  LoadedRuntime rt(build("echo.wsl"));
   rt.memcpy_h2d("words", std::vector<uint32_t>(32, 0), 0, 0, 2, 2, 8);
   rt.launch("scale");
   const nlohmann::json j = rt.stats_json();
@@ -73,8 +71,7 @@ TEST(HostRuntime, StatsJsonHasTheHostSection) {
 }
 
 TEST(HostRuntime, DumpCoreShowsTheFirmwareQueues) {
-  SdkRuntime rt(build("echo.wsl"));
-  rt.load();
+  LoadedRuntime rt(build("echo.wsl"));
   const std::string d = rt.dump_core(1, 1);
   EXPECT_THAT(d, ::testing::HasSubstr("PE(1,1) at cycle"));
   EXPECT_THAT(d, ::testing::HasSubstr("input queue 0 (color 21)"));
@@ -103,8 +100,7 @@ namespace {
 // A host stream that no kernel reads fills the stream queue; the call fails with the hang
 // report instead of waiting forever (the SDK's streaming pitfalls).
 TEST(HostRuntime, UnreadStreamIsAHangWithAReport) {
-  SdkRuntime rt(build("echo.wsl"));
-  rt.load();
+  LoadedRuntime rt(build("echo.wsl"));
   runtime::host::MemcpyOptions o;
   o.streaming = true;
   try {

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 
 #include "runtime/host/sdk_runtime.hpp"
+#include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
 
 namespace wsemu::testing {
@@ -32,8 +33,7 @@ std::vector<uint32_t> iota_words(size_t n, uint32_t from) {
 }
 
 TEST(HostMemcpy, RoundTrip32BitRowMajor) {
-  SdkRuntime rt(echo());
-  rt.load();
+  LoadedRuntime rt(echo());
   const std::vector<uint32_t> in = iota_words(2 * 2 * 8, 0x3f800000u);
   rt.memcpy_h2d("words", in, 0, 0, 2, 2, 8);
   std::vector<uint32_t> out(in.size());
@@ -45,8 +45,7 @@ TEST(HostMemcpy, RoundTrip32BitRowMajor) {
 }
 
 TEST(HostMemcpy, ColumnMajorPlacesElementsLikeTheSdk) {
-  SdkRuntime rt(echo());
-  rt.load();
+  LoadedRuntime rt(echo());
   const std::vector<uint32_t> in = iota_words(2 * 2 * 8, 1);
   MemcpyOptions o;
   o.order = MemcpyOrder::COL_MAJOR;
@@ -63,8 +62,7 @@ TEST(HostMemcpy, ColumnMajorPlacesElementsLikeTheSdk) {
 }
 
 TEST(HostMemcpy, SixteenBitElements) {
-  SdkRuntime rt(echo());
-  rt.load();
+  LoadedRuntime rt(echo());
   std::vector<uint32_t> in(4 * 8);
   for (size_t i = 0; i < in.size(); ++i) in[i] = 0xABCD0000u | uint32_t(i * 1000 + 3);  // high half ignored
   MemcpyOptions o;
@@ -80,8 +78,7 @@ TEST(HostMemcpy, SixteenBitElements) {
 // follows the 8 words of `words`, so a 9th word is halfs[0] | halfs[1] << 16. A write past the
 // end stays a usage error (UsageErrorsAreClear).
 TEST(HostMemcpy, ReadPastASymbolReadsTheWordsAfterIt) {
-  SdkRuntime rt(echo());
-  rt.load();
+  LoadedRuntime rt(echo());
   rt.memcpy_h2d("words", iota_words(8, 100), 0, 0, 1, 1, 8);
   MemcpyOptions o;
   o.data_type = MemcpyDataType::MEMCPY_16BIT;
@@ -94,8 +91,7 @@ TEST(HostMemcpy, ReadPastASymbolReadsTheWordsAfterIt) {
 }
 
 TEST(HostMemcpy, SubRectangleAndFewerElements) {
-  SdkRuntime rt(echo({{"W", 3}, {"H", 2}, {"FW", 5}}));
-  rt.load();
+  LoadedRuntime rt(echo({{"W", 3}, {"H", 2}, {"FW", 5}}));
   rt.memcpy_h2d("words", std::vector<uint32_t>(3 * 2 * 8, 0), 0, 0, 3, 2, 8);
   rt.memcpy_h2d("words", {{11, 22, 33}}, 2, 1, 1, 1, 3);
   EXPECT_EQ(rt.read_symbol(2, 1, "words"), (std::vector<uint32_t>{11, 22, 33, 0, 0, 0, 0, 0}));
@@ -108,8 +104,7 @@ TEST(HostMemcpy, SubRectangleAndFewerElements) {
 uint64_t h2d_cycles(int elems, int channels) {
   RuntimeOptions o;
   o.channel.channels = channels;
-  SdkRuntime rt(echo({{"N", 512}}), o);
-  rt.load();
+  LoadedRuntime rt(echo({{"N", 512}}), o);
   const uint64_t before = rt.cycles();
   rt.memcpy_h2d("words", iota_words(size_t(4 * elems), 5), 0, 0, 2, 2, elems);
   return rt.cycles() - before;
@@ -129,8 +124,7 @@ TEST(HostMemcpy, FourTimesTheDataTakesAboutFourTimesTheCycles) {
 TEST(HostMemcpy, BackdoorCostsNoCyclesAndIsLabelled) {
   RuntimeOptions o;
   o.backdoor = true;
-  SdkRuntime rt(echo(), o);
-  rt.load();
+  LoadedRuntime rt(echo(), o);
   const uint64_t before = rt.cycles();
   const std::vector<uint32_t> in = iota_words(32, 9);
   rt.memcpy_h2d("words", in, 0, 0, 2, 2, 8);
@@ -148,8 +142,7 @@ TEST(HostMemcpy, BackdoorCostsNoCyclesAndIsLabelled) {
 }
 
 TEST(HostMemcpy, FabricCopiesUseNoBackdoor) {
-  SdkRuntime rt(echo());
-  rt.load();
+  LoadedRuntime rt(echo());
   rt.memcpy_h2d("words", iota_words(32, 9), 0, 0, 2, 2, 8);
   EXPECT_EQ(rt.stats().backdoor_bytes_written, 0u);
   EXPECT_EQ(rt.stats().edge_wavelets_in, 4u * (3 + 8));
@@ -158,8 +151,7 @@ TEST(HostMemcpy, FabricCopiesUseNoBackdoor) {
 
 // Row broadcast: row y's elements land on every PE of row y, and cross the channel once.
 TEST(HostMemcpy, RowBroadcastReachesEveryPeOfItsRow) {
-  SdkRuntime rt(echo({{"W", 3}, {"H", 2}, {"FW", 5}}));
-  rt.load();
+  LoadedRuntime rt(echo({{"W", 3}, {"H", 2}, {"FW", 5}}));
   const std::vector<uint32_t> rows = iota_words(2 * 8, 0x40000000u);  // [h][elems]
   rt.memcpy_h2d_rowbcast("words", rows, 0, 0, 3, 2, 8);
   for (int y = 0; y < 2; ++y)
@@ -175,8 +167,7 @@ TEST(HostMemcpy, RowBroadcastReachesEveryPeOfItsRow) {
 }
 
 TEST(HostMemcpy, RowBroadcastSubRectangle16BitAndColumnMajor) {
-  SdkRuntime rt(echo({{"W", 4}, {"H", 3}, {"FW", 6}, {"FH", 5}}));
-  rt.load();
+  LoadedRuntime rt(echo({{"W", 4}, {"H", 3}, {"FW", 6}, {"FH", 5}}));
   MemcpyOptions o;
   o.data_type = MemcpyDataType::MEMCPY_16BIT;
   rt.memcpy_h2d("halfs", std::vector<uint32_t>(4 * 3 * 8, 0), 0, 0, 4, 3, 8, o);
@@ -198,8 +189,7 @@ TEST(HostMemcpy, RowBroadcastSubRectangle16BitAndColumnMajor) {
 
 TEST(HostMemcpy, RowBroadcastIsCheaperThanSendingEveryCopy) {
   auto cycles = [](bool bcast) {
-    SdkRuntime rt(echo({{"W", 4}, {"H", 1}, {"FW", 6}, {"FH", 3}, {"N", 256}}));
-    rt.load();
+    LoadedRuntime rt(echo({{"W", 4}, {"H", 1}, {"FW", 6}, {"FH", 3}, {"N", 256}}));
     const std::vector<uint32_t> row = iota_words(256, 3);
     std::vector<uint32_t> every;
     for (int x = 0; x < 4; ++x) every.insert(every.end(), row.begin(), row.end());
@@ -225,8 +215,7 @@ TEST(HostMemcpy, ColumnBroadcastReachesEveryPeOfItsColumn) {
   RuntimeOptions backdoor;
   backdoor.backdoor = true;
   for (const RuntimeOptions& options : {RuntimeOptions{}, backdoor}) {
-    SdkRuntime rt(echo({{"W", 3}, {"H", 2}, {"FW", 5}}), options);
-    rt.load();
+    LoadedRuntime rt(echo({{"W", 3}, {"H", 2}, {"FW", 5}}), options);
     const std::vector<uint32_t> cols = iota_words(3 * 4, 77);  // [w][elems]
     rt.memcpy_h2d_colbcast("words", cols, 0, 0, 3, 2, 4);
     for (int y = 0; y < 2; ++y)
@@ -240,8 +229,7 @@ TEST(HostMemcpy, ColumnBroadcastReachesEveryPeOfItsColumn) {
 }
 
 std::string usage_error(const std::function<void(SdkRuntime&)>& call) {
-  SdkRuntime rt(echo());
-  rt.load();
+  LoadedRuntime rt(echo());
   try {
     call(rt);
   } catch (const HostError& e) {
@@ -278,8 +266,7 @@ TEST(HostMemcpy, ProgramWithoutFirmwareIsNamed) {
   compiler::layout::BuildOptions o;
   auto r = compiler::layout::build_layout_file(source_dir() + "/tests/runtime/host_kernels/plain.wsl", o);
   ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-  SdkRuntime rt(*r.executable);
-  rt.load();
+  LoadedRuntime rt(*r.executable);
   try {
     rt.memcpy_h2d("v", std::vector<uint32_t>(4), 0, 0, 1, 1, 4);
     ADD_FAILURE() << "no error";
@@ -289,8 +276,7 @@ TEST(HostMemcpy, ProgramWithoutFirmwareIsNamed) {
   // The back door still works.
   RuntimeOptions bo;
   bo.backdoor = true;
-  SdkRuntime rb(*r.executable, bo);
-  rb.load();
+  LoadedRuntime rb(*r.executable, bo);
   rb.memcpy_h2d("v", {{1, 2, 3, 4}}, 0, 0, 1, 1, 4);
   EXPECT_EQ(rb.read_symbol(0, 0, "v"), (std::vector<uint32_t>{1, 2, 3, 4}));
 }

@@ -38,10 +38,8 @@ uint64_t timed(runtime::host::SdkRuntime& rt, const Grid& g) {
 
 TEST_P(AllreduceLib, SumMaxNrm2MatchTheGridReduction) {
   const Grid g = GetParam();
-  const compiler::Executable exe = build_kernel("lib/allreduce/test", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch);
   const size_t pw = size_t(g.pw), ph = size_t(g.ph), n = size_t(g.n);
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("lib/allreduce/test", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch));
   const std::string where = g.arch + " " + std::to_string(g.pw) + "x" + std::to_string(g.ph);
   std::vector<uint32_t> out(pw * ph * n);
   for (uint32_t seed : {3001u, 3002u}) {  // twice: the second call finds the queues as it left them
@@ -95,11 +93,9 @@ TEST(AllreduceLibLarge, ScalarAllreduceCycles) {
   for (int p : {8, 16, 32, 64}) {
     for (int n : {1, 64}) {
       const Grid g{p, p, n, "wse2"};
-      const compiler::Executable exe = build_kernel("lib/allreduce/test", {{"PW", p}, {"PH", p}, {"N", n}});
       runtime::host::RuntimeOptions options;
       options.backdoor = true;
-      runtime::host::SdkRuntime rt(exe, options);
-      rt.load();
+      LoadedRuntime rt(build_kernel("lib/allreduce/test", {{"PW", p}, {"PH", p}, {"N", n}}), options);
       const xt::xarray<float> v = random_array({size_t(p), size_t(p), size_t(n)}, 3010);
       rt.memcpy_h2d("buf", words(v), 0, 0, p, p, n);
       const uint64_t cycles = timed(rt, g);

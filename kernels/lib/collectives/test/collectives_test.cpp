@@ -73,11 +73,8 @@ class Collectives : public ::testing::TestWithParam<Grid> {};
 
 TEST_P(Collectives, EveryOperationMatchesItsDefinition) {
   const Grid g = GetParam();
-  const compiler::Executable exe =
-      build_kernel("lib/collectives/test", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch);
   const size_t len = size_t(g.n) * size_t(std::max(g.pw, g.ph));
-  runtime::host::SdkRuntime rt(exe);
-  rt.load();
+  LoadedRuntime rt(build_kernel("lib/collectives/test", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch));
   uint32_t seed = 1100;
   for (const std::string op : {"bcast", "scatter", "gather", "reduce", "reducemax"})
     for (Axis axis : {Axis::ROW, Axis::COL}) {
