@@ -135,19 +135,32 @@ int chain_position_or_fail(const SdkRuntime::State& s, const std::string& what, 
 }
 
 // One host call through the channel: it counts as a transaction (with its host overhead) from
-// construction, and finish() waits for the wafer to settle and books the phase.
+// construction; row() plans its traffic, send() moves it, finish() waits for the wafer to
+// settle and books the phase.
 struct Transaction {
   SdkRuntime::State& s;
   HostPhase phase;
   uint64_t start;
+  std::vector<RowTraffic> rows;
 
   Transaction(SdkRuntime::State& state, std::string what, uint64_t elements)
       : s(state), phase{std::move(what), 0, elements, 0, false}, start(state.wafer->cycle()) {
     ++s.stats.transactions;
     s.stats.host_overhead_us += s.options.channel.transaction_overhead_us;
   }
-  // `ys`: the fabric rows whose firmware must be idle again. Adds the cycles to `booked`.
-  void finish(const std::vector<int>& ys, uint64_t& booked) {
+  // The traffic of fabric row y (valid until the next row() call).
+  RowTraffic& row(int y) {
+    rows.emplace_back().y = y;
+    return rows.back();
+  }
+  void send() {
+    for (const RowTraffic& r : rows) phase.wavelets += r.out.size() + r.expect_in;
+    s.pump(rows, phase.what);
+  }
+  // The rows sent must have their firmware idle again. Adds the cycles to `booked`.
+  void finish(uint64_t& booked) {
+    std::vector<int> ys;
+    for (const RowTraffic& r : rows) ys.push_back(r.y);
     const emu::RunResult settled = s.settle(phase.what);
     s.check_firmware_idle(ys, settled, phase.what);
     phase.cycles = s.wafer->cycle() - start;
@@ -159,6 +172,32 @@ struct Transaction {
     s.add_phase(phase);
   }
 };
+
+// The control wavelet that starts firmware task `task` at chain position `position`, then the
+// command's two header words.
+void push_command(RowTraffic& r, uint16_t task, int position, uint32_t first_word, uint32_t second_word) {
+  r.out.push_back({firmware::control_payload(task, uint16_t(position)), uint8_t(firmware::kColorA), true});
+  r.out.push_back({first_word, uint8_t(firmware::kColorA), false});
+  r.out.push_back({second_word, uint8_t(firmware::kColorA), false});
+}
+
+void push_data(RowTraffic& r, uint32_t word) { r.out.push_back({word, uint8_t(firmware::kColorA), false}); }
+
+// A back-door copy visits every PE of the rectangle, (x, y) relative to it, with the fabric
+// position and the symbol's address there; a fault of the access is the call's HostError.
+template <typename Visit>
+void visit_backdoor(const SdkRuntime::State& s, const Target& t, int x0, int y0, int w, int h,
+                    const std::string& what, Visit visit) {
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      const int fx = int(t.rect->x) + x0 + x, fy = int(t.rect->y) + y0 + y;
+      try {
+        visit(x, y, fx, fy, symbol_address(s, *t.symbol, fx, fy));
+      } catch (const emu::FaultError& e) {
+        throw HostError(e.fault(), what);
+      }
+    }
+}
 
 }  // namespace
 
@@ -199,29 +238,20 @@ void h2d(SdkRuntime::State& s, const char* call, const std::string& symbol, std:
   if (s.options.backdoor && !o.streaming) {
     const uint32_t bytes = uint32_t(t.bits / 8);
     std::vector<uint8_t> buf(size_t(elems) * bytes);
-    for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x) {
-        const int fx = int(t.rect->x) + x0 + x, fy = int(t.rect->y) + y0 + y;
-        for (int e = 0; e < elems; ++e) {
-          const uint32_t v = value(x, y, e) & mask;
-          for (uint32_t b = 0; b < bytes; ++b) buf[size_t(e) * bytes + b] = uint8_t(v >> (8 * b));
-        }
-        try {
-          s.wafer->write_sram(fx, fy, symbol_address(s, *t.symbol, fx, fy), buf);
-        } catch (const emu::FaultError& e) {
-          throw HostError(e.fault(), what);
-        }
+    visit_backdoor(s, t, x0, y0, w, h, what, [&](int x, int y, int fx, int fy, uint32_t address) {
+      for (int e = 0; e < elems; ++e) {
+        const uint32_t v = value(x, y, e) & mask;
+        for (uint32_t b = 0; b < bytes; ++b) buf[size_t(e) * bytes + b] = uint8_t(v >> (8 * b));
       }
+      s.wafer->write_sram(fx, fy, address, buf);
+    });
     s.stats.h2d_elements += full;
     transaction.finish_backdoor();
     return;
   }
 
-  std::vector<RowTraffic> rows;
-  std::vector<int> ys;
   for (int y = 0; y < h; ++y) {
-    RowTraffic r;
-    r.y = int(t.rect->y) + y0 + y;
+    RowTraffic& r = transaction.row(int(t.rect->y) + y0 + y);
     std::vector<int> positions;
     std::vector<uint32_t> addresses;
     for (int x = 0; x < w; ++x) {
@@ -246,19 +276,14 @@ void h2d(SdkRuntime::State& s, const char* call, const std::string& symbol, std:
       const uint32_t f = one_copy ? flags | firmware::kFlagBroadcast |
                                         uint32_t(w - 1) << firmware::kBroadcastCountShift
                                   : flags;
-      r.out.push_back({firmware::control_payload(firmware::kTaskH2D, uint16_t(positions[size_t(x)])),
-                       uint8_t(firmware::kColorA), true});
-      r.out.push_back({firmware::address_word(addresses[size_t(x)], f), uint8_t(firmware::kColorA), false});
-      r.out.push_back({uint32_t(elems), uint8_t(firmware::kColorA), false});
-      for (int e = 0; e < elems; ++e) r.out.push_back({value(x, y, e) & mask, uint8_t(firmware::kColorA), false});
+      push_command(r, firmware::kTaskH2D, positions[size_t(x)], firmware::address_word(addresses[size_t(x)], f),
+                   uint32_t(elems));
+      for (int e = 0; e < elems; ++e) push_data(r, value(x, y, e) & mask);
     }
-    transaction.phase.wavelets += r.out.size();
-    ys.push_back(r.y);
-    rows.push_back(std::move(r));
   }
-  s.pump(rows, what);
+  transaction.send();
   s.stats.h2d_elements += full;
-  transaction.finish(ys, s.stats.memcpy_cycles);
+  transaction.finish(s.stats.memcpy_cycles);
 }
 
 }  // namespace
@@ -290,49 +315,35 @@ void SdkRuntime::memcpy_d2h(std::span<uint32_t> out, const std::string& symbol, 
   if (s.options.backdoor && !o.streaming) {
     const uint32_t bytes = uint32_t(t.bits / 8);
     std::vector<uint8_t> buf(size_t(elems) * bytes);
-    for (int y = 0; y < h; ++y)
-      for (int x = 0; x < w; ++x) {
-        const int fx = int(t.rect->x) + x0 + x, fy = int(t.rect->y) + y0 + y;
-        try {
-          s.wafer->read_sram(fx, fy, symbol_address(s, *t.symbol, fx, fy), buf);
-        } catch (const emu::FaultError& e) {
-          throw HostError(e.fault(), what);
-        }
-        for (int e = 0; e < elems; ++e) {
-          uint32_t v = 0;
-          for (uint32_t b = 0; b < bytes; ++b) v |= uint32_t(buf[size_t(e) * bytes + b]) << (8 * b);
-          out[host_index(o.order, x, y, e, w, h, elems)] = v;
-        }
+    visit_backdoor(s, t, x0, y0, w, h, what, [&](int x, int y, int fx, int fy, uint32_t address) {
+      s.wafer->read_sram(fx, fy, address, buf);
+      for (int e = 0; e < elems; ++e) {
+        uint32_t v = 0;
+        for (uint32_t b = 0; b < bytes; ++b) v |= uint32_t(buf[size_t(e) * bytes + b]) << (8 * b);
+        out[host_index(o.order, x, y, e, w, h, elems)] = v;
       }
+    });
     s.stats.d2h_elements += out.size();
     transaction.finish_backdoor();
     return;
   }
 
-  std::vector<RowTraffic> rows;
-  std::vector<int> ys;
   for (int y = 0; y < h; ++y) {
-    RowTraffic r;
-    r.y = int(t.rect->y) + y0 + y;
+    RowTraffic& r = transaction.row(int(t.rect->y) + y0 + y);
     for (int x = 0; x < w; ++x) {
       const int fx = int(t.rect->x) + x0 + x;
       const int k = chain_position_or_fail(s, what, fx, r.y, true);
       // 16-bit streams: each FIFO slot holds an element in its low half; it leaves zero-extended.
       const uint32_t flags = (o.streaming ? firmware::kFlagStream : 0) | (t.bits == 16 ? firmware::kFlag16Bit : 0);
       const uint32_t address = o.streaming ? 0 : symbol_address(s, *t.symbol, fx, r.y);
-      r.out.push_back({firmware::control_payload(firmware::kTaskD2H, uint16_t(k)), uint8_t(firmware::kColorA), true});
-      r.out.push_back({firmware::address_word(address, flags), uint8_t(firmware::kColorA), false});
-      r.out.push_back({uint32_t(elems), uint8_t(firmware::kColorA), false});
+      push_command(r, firmware::kTaskD2H, k, firmware::address_word(address, flags), uint32_t(elems));
       r.expect_in += 2 + uint64_t(elems);
     }
-    transaction.phase.wavelets += r.out.size() + r.expect_in;
-    ys.push_back(r.y);
-    rows.push_back(std::move(r));
   }
-  s.pump(rows, what);
+  transaction.send();
   // Each target answered with [control: its chain index], [count], data, in west-to-east order.
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const RowTraffic& r = rows[i];
+  for (size_t i = 0; i < transaction.rows.size(); ++i) {
+    const RowTraffic& r = transaction.rows[i];
     size_t at = 0;
     for (int x = 0; x < w; ++x) {
       const int fx = int(t.rect->x) + x0 + x;
@@ -348,7 +359,7 @@ void SdkRuntime::memcpy_d2h(std::span<uint32_t> out, const std::string& symbol, 
     }
   }
   s.stats.d2h_elements += out.size();
-  transaction.finish(ys, s.stats.memcpy_cycles);
+  transaction.finish(s.stats.memcpy_cycles);
 }
 
 void SdkRuntime::launch(const std::string& function, std::span<const uint32_t> args) {
@@ -367,27 +378,18 @@ void SdkRuntime::launch(const std::string& function, std::span<const uint32_t> a
   const Rect& rect = s.exe.rects[fn->rect];
   Transaction transaction(s, what, 0);
   const int task = s.function_task.at(function);
-  std::vector<RowTraffic> rows;
-  std::vector<int> ys;
   for (uint32_t ry = 0; ry < rect.height; ++ry) {
-    RowTraffic r;
-    r.y = int(rect.y + ry);
+    RowTraffic& r = transaction.row(int(rect.y + ry));
     int first = -1;
     for (uint32_t rx = 0; rx < rect.width; ++rx) {
       const int k = chain_position_or_fail(s, what, int(rect.x + rx), r.y, false);
       if (rx == 0) first = k;
     }
-    r.out.push_back(
-        {firmware::control_payload(firmware::kTaskLaunch, uint16_t(first)), uint8_t(firmware::kColorA), true});
-    r.out.push_back({rect.width, uint8_t(firmware::kColorA), false});
-    r.out.push_back({uint32_t(task) | uint32_t(args.size()) << 16, uint8_t(firmware::kColorA), false});
-    for (uint32_t a : args) r.out.push_back({a, uint8_t(firmware::kColorA), false});
-    transaction.phase.wavelets += r.out.size();
-    ys.push_back(r.y);
-    rows.push_back(std::move(r));
+    push_command(r, firmware::kTaskLaunch, first, rect.width, uint32_t(task) | uint32_t(args.size()) << 16);
+    for (uint32_t a : args) push_data(r, a);
   }
-  s.pump(rows, what);
-  transaction.finish(ys, s.stats.launch_cycles);
+  transaction.send();
+  transaction.finish(s.stats.launch_cycles);
 }
 
 emu::RunResult SdkRuntime::run_until_quiescent() {

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "compiler/executable/executable_io.hpp"
@@ -260,24 +261,31 @@ PYBIND11_MODULE(_wsemu, m) {
     }
   });
 
-  py::class_<Session>(m, "Session")
+  py::class_<Session> session(m, "Session");
+  // The host-to-device copies (plain, row and column broadcast) take the same arguments.
+  using H2dCall = void (SdkRuntime::*)(const std::string&, std::span<const uint32_t>, int, int, int, int, int,
+                                       const MemcpyOptions&);
+  for (const auto& [method, call] : {std::pair<const char*, H2dCall>{"memcpy_h2d", &SdkRuntime::memcpy_h2d},
+                                     {"memcpy_h2d_rowbcast", &SdkRuntime::memcpy_h2d_rowbcast},
+                                     {"memcpy_h2d_colbcast", &SdkRuntime::memcpy_h2d_colbcast}})
+    session.def(
+        method,
+        [call](Session& s, const std::string& name, const WordArray& data, int x0, int y0, int w, int h, int elems,
+               bool streaming, bool col_major, bool bits16, int stream_color) {
+          s.call([&] {
+            (s.rt().*call)(name, words_in(data), x0, y0, w, h, elems,
+                           memcpy_options(streaming, col_major, bits16, stream_color));
+          });
+        },
+        py::arg("name"), py::arg("data"), py::arg("x0"), py::arg("y0"), py::arg("w"), py::arg("h"), py::arg("elems"),
+        py::arg("streaming"), py::arg("col_major"), py::arg("bits16"), py::arg("stream_color") = -1);
+  session
       .def(py::init<const std::string&, int, uint64_t, bool, int, std::vector<std::string>>(), py::arg("wsx_path"),
            py::arg("threads") = 1, py::arg("max_cycles") = uint64_t(1'000'000'000), py::arg("backdoor") = false,
            py::arg("channels") = 1, py::arg("profile") = std::vector<std::string>{})
       .def("executable", [](Session& s) { return executable_dict(s.rt().executable()); })
       .def("loaded", [](Session& s) { return s.rt().loaded(); })
       .def("load", [](Session& s) { s.call([&] { s.rt().load(); }); })
-      .def("memcpy_h2d",
-           [](Session& s, const std::string& name, const WordArray& data, int x0, int y0, int w, int h, int elems,
-              bool streaming, bool col_major, bool bits16, int stream_color) {
-             s.call([&] {
-               s.rt().memcpy_h2d(name, words_in(data), x0, y0, w, h, elems,
-                                 memcpy_options(streaming, col_major, bits16, stream_color));
-             });
-           },
-           py::arg("name"), py::arg("data"), py::arg("x0"), py::arg("y0"), py::arg("w"), py::arg("h"),
-           py::arg("elems"), py::arg("streaming"), py::arg("col_major"), py::arg("bits16"),
-           py::arg("stream_color") = -1)
       .def("memcpy_d2h",
            [](Session& s, py::array out, const std::string& name, int x0, int y0, int w, int h, int elems,
               bool streaming, bool col_major, bool bits16) {
@@ -290,28 +298,6 @@ PYBIND11_MODULE(_wsemu, m) {
                s.rt().memcpy_d2h(words, name, x0, y0, w, h, elems, memcpy_options(streaming, col_major, bits16));
              });
            })
-      .def("memcpy_h2d_rowbcast",
-           [](Session& s, const std::string& name, const WordArray& data, int x0, int y0, int w, int h, int elems,
-              bool streaming, bool col_major, bool bits16, int stream_color) {
-             s.call([&] {
-               s.rt().memcpy_h2d_rowbcast(name, words_in(data), x0, y0, w, h, elems,
-                                          memcpy_options(streaming, col_major, bits16, stream_color));
-             });
-           },
-           py::arg("name"), py::arg("data"), py::arg("x0"), py::arg("y0"), py::arg("w"), py::arg("h"),
-           py::arg("elems"), py::arg("streaming"), py::arg("col_major"), py::arg("bits16"),
-           py::arg("stream_color") = -1)
-      .def("memcpy_h2d_colbcast",
-           [](Session& s, const std::string& name, const WordArray& data, int x0, int y0, int w, int h, int elems,
-              bool streaming, bool col_major, bool bits16, int stream_color) {
-             s.call([&] {
-               s.rt().memcpy_h2d_colbcast(name, words_in(data), x0, y0, w, h, elems,
-                                          memcpy_options(streaming, col_major, bits16, stream_color));
-             });
-           },
-           py::arg("name"), py::arg("data"), py::arg("x0"), py::arg("y0"), py::arg("w"), py::arg("h"),
-           py::arg("elems"), py::arg("streaming"), py::arg("col_major"), py::arg("bits16"),
-           py::arg("stream_color") = -1)
       .def("launch",
            [](Session& s, const std::string& name, const std::vector<uint32_t>& args) {
              s.call([&] { s.rt().launch(name, args); });

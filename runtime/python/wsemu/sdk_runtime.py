@@ -594,26 +594,14 @@ class SdkRuntime:
         return self.executable["rects"][hosting[0]]["name"]
 
     def _words_from(self, call, src, data_type):
-        if not isinstance(src, np.ndarray):
-            raise DtypeError(f"{call}: the data must be a numpy array, not {type(src).__name__}")
-        size = src.dtype.itemsize
-        if src.dtype.kind not in "uif" or size not in (2, 4) or (size == 2 and data_type != MemcpyDataType.MEMCPY_16BIT):
-            allowed = ("float32, int32 or uint32" if data_type == MemcpyDataType.MEMCPY_32BIT else
-                       "uint32 or int32 (16-bit data in the low half, see input_array_to_u32), or float16, int16, uint16")
-            raise DtypeError(f"{call}: the data has dtype {src.dtype}; {data_type.name} takes {allowed} arrays")
+        size = _check_memcpy_array(call, src, "data", data_type, "input_array_to_u32")
         flat = np.ascontiguousarray(src).reshape(-1)
         if size == 4:
             return flat.view(np.uint32)
         return flat.view(np.uint16).astype(np.uint32)
 
     def _output_words(self, call, dest, data_type):
-        if not isinstance(dest, np.ndarray):
-            raise DtypeError(f"{call}: the output must be a numpy array, not {type(dest).__name__}")
-        size = dest.dtype.itemsize
-        if dest.dtype.kind not in "uif" or size not in (2, 4) or (size == 2 and data_type != MemcpyDataType.MEMCPY_16BIT):
-            allowed = ("float32, int32 or uint32" if data_type == MemcpyDataType.MEMCPY_32BIT else
-                       "uint32 or int32 (16-bit data in the low half, see memcpy_view), or float16, int16, uint16")
-            raise DtypeError(f"{call}: the output has dtype {dest.dtype}; {data_type.name} takes {allowed} arrays")
+        size = _check_memcpy_array(call, dest, "output", data_type, "memcpy_view")
         if not dest.flags.c_contiguous:
             raise UsageError(f"{call}: the output array must be C-contiguous (np.ascontiguousarray, or np.zeros)")
         if not dest.flags.writeable:
@@ -631,6 +619,19 @@ class SdkRuntime:
         self._call(fn, name, words, px, py, w, h, elem_per_pe, bool(streaming), order == MemcpyOrder.COL_MAJOR,
                    data_type == MemcpyDataType.MEMCPY_16BIT, color)
         return self._task(f"{call} {name}")
+
+
+def _check_memcpy_array(call, array, role, data_type, helper):
+    """The itemsize of `array` (the call's data or output) after checking that `data_type` takes
+    its dtype; `helper` is the SDK function that makes 16-bit data fit a 32-bit word."""
+    if not isinstance(array, np.ndarray):
+        raise DtypeError(f"{call}: the {role} must be a numpy array, not {type(array).__name__}")
+    size = array.dtype.itemsize
+    if array.dtype.kind not in "uif" or size not in (2, 4) or (size == 2 and data_type != MemcpyDataType.MEMCPY_16BIT):
+        allowed = ("float32, int32 or uint32" if data_type == MemcpyDataType.MEMCPY_32BIT else
+                   f"uint32 or int32 (16-bit data in the low half, see {helper}), or float16, int16, uint16")
+        raise DtypeError(f"{call}: the {role} has dtype {array.dtype}; {data_type.name} takes {allowed} arrays")
+    return size
 
 
 _SYMBOL_DTYPES = {"f32": np.float32, "i32": np.int32, "u32": np.uint32, "f16": np.float16, "i16": np.int16,
