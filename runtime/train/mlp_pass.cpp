@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -31,21 +32,32 @@ size_t chunk_length(size_t n, size_t chunks) {
   return (n + chunks - 1) / chunks;
 }
 
+// The fixed summation order of every reduction here: out[0, size) = the sum over i < n, taken in
+// chunks of `length` i's; the first chunk accumulates straight into out, each later one into
+// zeroed `scratch` that is then added to out. accumulate(target, lo, hi) adds the terms of
+// i in [lo, hi) into target.
+template <typename Accumulate>
+void chunked_sum(size_t n, size_t length, float* out, size_t size, std::vector<float>& scratch,
+                 Accumulate accumulate) {
+  std::fill(out, out + size, 0.0f);
+  for (size_t lo = 0, c = 0; lo < n; lo += length, ++c) {
+    float* target = out;
+    if (c > 0) {
+      scratch.assign(size, 0.0f);
+      target = scratch.data();
+    }
+    accumulate(target, lo, std::min(lo + length, n));
+    if (c > 0) add_row(out, scratch.data(), size);
+  }
+}
+
 // out[b][j] = sum over k < n_sum of lhs[b][k] * rhs[k][j], chunked over k (feature_chunks).
 // lhs is [count][n_sum], rhs is [n_sum][n_out], out is [count][n_out].
 template <bool Fused>
 void chunked_product(const float* lhs, size_t count, size_t n_sum, const float* rhs, size_t n_out,
                      size_t chunks, float* out) {
-  const size_t length = chunk_length(n_sum, chunks);
-  std::fill(out, out + count * n_out, 0.0f);
   std::vector<float> partial;
-  for (size_t lo = 0, c = 0; lo < n_sum; lo += length, ++c) {
-    const size_t hi = std::min(lo + length, n_sum);
-    float* target = out;
-    if (c > 0) {
-      partial.assign(count * n_out, 0.0f);
-      target = partial.data();
-    }
+  chunked_sum(n_sum, chunk_length(n_sum, chunks), out, count * n_out, partial, [&](float* target, size_t lo, size_t hi) {
     for (size_t k = lo; k < hi; ++k) {
       const float* rhs_row = rhs + k * n_out;
       for (size_t b = 0; b < count; ++b) {
@@ -54,8 +66,7 @@ void chunked_product(const float* lhs, size_t count, size_t n_sum, const float* 
         multiply_accumulate_row<Fused>(target + b * n_out, x, rhs_row, n_out);
       }
     }
-    if (c > 0) add_row(out, partial.data(), count * n_out);
-  }
+  });
 }
 
 // sum over samples b of lhs[b][i] * rhs[b][j] into out[i][j], chunked over b (sample_chunks).
@@ -63,42 +74,24 @@ template <bool Fused>
 void chunked_outer_product_sum(const float* lhs, size_t count, size_t n_lhs, const float* rhs, size_t n_rhs,
                                size_t chunks, float* out) {
   const size_t length = chunk_length(count, chunks);
-  std::vector<float> partial(n_rhs);
+  std::vector<float> partial;
   for (size_t i = 0; i < n_lhs; ++i) {
-    float* out_row = out + i * n_rhs;
-    std::fill(out_row, out_row + n_rhs, 0.0f);
-    for (size_t lo = 0, c = 0; lo < count; lo += length, ++c) {
-      const size_t hi = std::min(lo + length, count);
-      float* target = out_row;
-      if (c > 0) {
-        std::fill(partial.begin(), partial.end(), 0.0f);
-        target = partial.data();
-      }
+    chunked_sum(count, length, out + i * n_rhs, n_rhs, partial, [&](float* target, size_t lo, size_t hi) {
       for (size_t b = lo; b < hi; ++b) {
         const float x = lhs[b * n_lhs + i];
         if (x == 0.0f) continue;
         multiply_accumulate_row<Fused>(target, x, rhs + b * n_rhs, n_rhs);
       }
-      if (c > 0) add_row(out_row, partial.data(), n_rhs);
-    }
+    });
   }
 }
 
 // out[j] = sum over samples b of rows[b][j], chunked over b (sample_chunks).
 void chunked_row_sum(const float* rows, size_t count, size_t n, size_t chunks, float* out) {
-  const size_t length = chunk_length(count, chunks);
-  std::fill(out, out + n, 0.0f);
-  std::vector<float> partial(n);
-  for (size_t lo = 0, c = 0; lo < count; lo += length, ++c) {
-    const size_t hi = std::min(lo + length, count);
-    float* target = out;
-    if (c > 0) {
-      std::fill(partial.begin(), partial.end(), 0.0f);
-      target = partial.data();
-    }
+  std::vector<float> partial;
+  chunked_sum(count, chunk_length(count, chunks), out, n, partial, [&](float* target, size_t lo, size_t hi) {
     for (size_t b = lo; b < hi; ++b) add_row(target, rows + b * n, n);
-    if (c > 0) add_row(out, partial.data(), n);
-  }
+  });
 }
 
 template <bool Fused>
