@@ -18,17 +18,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(assembler layout csl wsx trace npy frame)
 
 packages=(clang libclang-rt-14-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "fuzz: installing missing Debian packages: ${missing[*]}"
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+tools/install_packages.sh fuzz "${packages[@]}"
 
 if [ ! -f build-fuzz/CMakeCache.txt ]; then
   cmake --preset fuzz >/dev/null
