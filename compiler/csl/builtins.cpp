@@ -414,6 +414,18 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     const Value* c = cfg.k == K::STRUCT ? cfg.st->find("color") : nullptr;
     if (!c || c->k != K::COLOR) fail(e.args[1]->span, "@initialize_queue needs .{ .color = some_color }");
     Program& p = *ctx.mod->program;
+    for (const std::string& field : cfg.st->names)
+      if (field != "color" && field != "priority")
+        fail(e.args[1]->span, "unknown field ." + field + " of @initialize_queue's configuration (color, priority)");
+    if (const Value* pr = cfg.st->find("priority")) {
+      // On wse3 a queue's microthread priority is the queue's (the SDK's DSDs page); on wse2 it is
+      // an option of each async op.
+      if (opt.arch != "wse3")
+        fail(e.args[1]->span, "on wse2 the microthread priority is an option of the async operation (.priority), "
+                              "not of @initialize_queue");
+      auto& levels = q.type->kind == TK::INPUT_QUEUE ? p.input_queue_priority : p.output_queue_priority;
+      levels[int(q.i)] = microthread_priority(*pr, e.args[1]->span);
+    }
     if (c->i == kH2dStreamColor && q.type->kind == TK::INPUT_QUEUE) {
       p.stream_in_queues.insert(int(q.i));  // the host stream lands in the firmware's queue 1
       return none;

@@ -125,5 +125,7 @@ struct ElementRef {
 ElementRef element_ref(Compiler& c, const Value& base, const std::vector<Value>& idx, const std::vector<Span>& spans, Span at, Ctx& ctx);
 std::string mem_operand(const ElementRef& r);   // "[r3 + buf]", "[buf + 8]", ...
 std::string load_mnemonic(const TypeRef& t, Span at);
+// `.priority = .{ .high = true }` (or .medium, .low): the assembler's priority= level.
+std::string microthread_priority(const Value& v, Span at);
 
 }  // namespace wsemu::compiler::csl

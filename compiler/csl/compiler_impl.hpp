@@ -112,6 +112,9 @@ struct Program {
   // @set_teardown_handler: color -> the handler, called by the generated teardown task 29.
   std::map<int, FnInst*> teardown_handlers;
   std::map<int, int> input_queue_colors, output_queue_colors;  // queue -> color, bound at load
+  // wse3 @initialize_queue(.., .{ .priority = .{ .high = true } }): queue -> the microthread
+  // priority ("high", "medium", "low") of the async ops on it.
+  std::map<int, std::string> input_queue_priority, output_queue_priority;
   std::set<int> stream_in_queues, stream_out_queues;  // queues the program bound to the host streams
   // Data exported by a standard library module (<debug>'s trace buffers): the host may read it
   // without an @export_name in the layout, as the SDK's debug_util does.

@@ -62,7 +62,8 @@ Value comptime_options(Compiler& c, const Expr& options, const std::string& op, 
   return o;
 }
 
-// `.priority = .{ .high = true }` (or .medium, .low): the assembler's priority= level.
+}  // namespace
+
 std::string microthread_priority(const Value& v, Span at) {
   if (v.k != Value::K::STRUCT || !v.st || v.st->names.size() != 1 ||
       (v.st->names[0] != "high" && v.st->names[0] != "medium" && v.st->names[0] != "low") ||
@@ -70,8 +71,6 @@ std::string microthread_priority(const Value& v, Span at) {
     fail(at, ".priority needs one of .{ .high = true }, .{ .medium = true }, .{ .low = true }, found " + v.str());
   return v.st->names[0];
 }
-
-}  // namespace
 
 void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
   const std::string& n = e.text;
@@ -269,8 +268,8 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
         // WSE-2 names the microthread priority on the op; WSE-3 on the fabin DSD or FIFO (the
         // SDK's DSDs page, 'Microthread Priority').
         if (ctx.gen->p->arch == "wse3")
-          fail(options->span, "on wse3 the microthread priority is a property of the fabin DSD or FIFO, "
-                              "not an option of @" + n + " (unsupported in wsemu there)");
+          fail(options->span, "on wse3 the microthread priority is the queue's, not an option of @" + n +
+                                  ": @initialize_queue(q, .{ .color = c, .priority = .{ .high = true } })");
         suffix += ", priority=" + microthread_priority(v, options->span);
       } else if (k == "on_control") {
         fail(options->span, "unsupported: option ." + k + " of @" + n);
@@ -286,6 +285,14 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     const int implied = fabout_queue >= 0 ? fabout_queue : fabin_queue;
     if (is_async && (ctx.gen->p->arch == "wse3" || to_host_fifo) && implied >= 0 && suffix.find("ut=") == std::string::npos)
       suffix = ", ut=" + std::to_string(implied) + suffix;
+    // wse3: the priority @initialize_queue gave a fabric operand's queue (its input queue's first).
+    if (is_async && ctx.gen->p->arch == "wse3") {
+      const Program& p = *ctx.gen->p;
+      auto in = p.input_queue_priority.find(fabin_queue);
+      auto out = p.output_queue_priority.find(fabout_queue);
+      if (in != p.input_queue_priority.end()) suffix += ", priority=" + in->second;
+      else if (out != p.output_queue_priority.end()) suffix += ", priority=" + out->second;
+    }
   }
   // A completion action and a microthread given when one of the DSRs was loaded (@load_to_dsr
   // .async, .ut_id); the op's own options win. They stay with the DSR until it is loaded again,

@@ -129,8 +129,8 @@ TEST(CslLoadToDsr, MicrothreadAndActivationOfTheOpOnTheDsr) {
 
 // `.priority` of async ops (tests/compiler/programs/priority, the form of the SDK's WSE-2
 // spmv-hypersparse): the ops carry their level to the ISA and compute what plain copies do,
-// done = src[0] + src[3] = 7 + 40. On wse3 the SDK puts the priority on the fabin DSD or FIFO,
-// so the op's option is an error at its options.
+// done = src[0] + src[3] = 7 + 40. On wse3 the priority is the queue's, so the op's option is an
+// error at its options.
 TEST(CslPriority, AsyncOpsCarryTheirLevelOnWse2AndAreRefusedOnWse3) {
   const std::string layout = source_dir() + "/tests/compiler/programs/priority/layout.csl";
   auto r = compile_csl_kernel(layout, {}, "wse2", {3, 3, 1, 1}, "wsemu-csl-priority-wse2");
@@ -149,9 +149,34 @@ TEST(CslPriority, AsyncOpsCarryTheirLevelOnWse2AndAreRefusedOnWse3) {
   auto r3 = compile_csl_kernel(layout, {}, "wse3", {3, 3, 1, 1}, "wsemu-csl-priority-wse3");
   ASSERT_FALSE(r3.ok());
   EXPECT_EQ(r3.diagnostics[0].line, 25) << r3.diagnostics[0].to_string();
-  EXPECT_NE(r3.diagnostics[0].message.find("on wse3 the microthread priority is a property of the fabin DSD or FIFO"),
-            std::string::npos)
+  EXPECT_NE(r3.diagnostics[0].message.find("on wse3 the microthread priority is the queue's"), std::string::npos)
       << r3.diagnostics[0].to_string();
+}
+
+// @initialize_queue's .priority on wse3 (tests/compiler/programs/queue_priority): the async ops
+// on the queue carry its level to the ISA (PE 0's send on output queue 2: high; PE 1's receive on
+// input queue 3: medium) and move the data as plain copies do; each PE's completion task runs
+// once. On wse2 the priority belongs to the op, so the field is an error at the configuration.
+TEST(CslPriority, InitializeQueueGivesItsOpsTheQueuesLevelOnWse3) {
+  const std::string layout = source_dir() + "/tests/compiler/programs/queue_priority/layout.csl";
+  auto r = compile_csl_kernel(layout, {}, "wse3", {4, 3, 1, 1}, "wsemu-csl-queue-priority-wse3");
+  ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+  EXPECT_EQ(count(r.programs.at("pe_0.wsa"), "activate=12, priority=high"), 1u) << r.programs.at("pe_0.wsa");
+  EXPECT_EQ(count(r.programs.at("pe_1.wsa"), "activate=12, priority=medium"), 1u) << r.programs.at("pe_1.wsa");
+  SdkRuntime rt(*r.executable);
+  rt.load();
+  const std::vector<uint32_t> src = {5, 6, 7, 8};
+  rt.memcpy_h2d("src", src, 0, 0, 1, 1, 4);
+  launch_and_settle(rt, "run");
+  EXPECT_EQ(read_back(rt, "dst", 1, 0, 1, 1, 4), src);
+  EXPECT_EQ(read_back(rt, "got", 0, 0, 2, 1, 1), (std::vector<uint32_t>{1, 1}));
+
+  auto r2 = compile_csl_kernel(layout, {}, "wse2", {4, 3, 1, 1}, "wsemu-csl-queue-priority-wse2");
+  ASSERT_FALSE(r2.ok());
+  EXPECT_EQ(r2.diagnostics[0].line, 35) << r2.diagnostics[0].to_string();
+  EXPECT_NE(r2.diagnostics[0].message.find("on wse2 the microthread priority is an option of the async operation"),
+            std::string::npos)
+      << r2.diagnostics[0].to_string();
 }
 
 // A wse2 kernel may receive on input queue 1, which the SDK's memcpy leaves free there

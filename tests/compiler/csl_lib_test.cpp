@@ -135,6 +135,15 @@ TEST(CslStdlib, MathRandomControlDirections) {
     EXPECT_EQ(ctl[3], 43u << 16) << "task 43 only";
     EXPECT_EQ(ctl[4], 0x09009249u | (2u << 22) | (31u << 16)) << "SWITCH_RST, routers only";
     EXPECT_EQ(ctl[5], 0xFF800000u) << "NEGATIVE_INF_f32";
+    // encode_payload, worked from isa/README.md's layout: SWITCH_ADV in slots 0 (24:22) and 1 (27:25)
+    // with slot 1's no-CE bit (27), task 40, run-time data 9; then ADV, RST, TEARDOWN in slots 0..2
+    // (slot 2's command in 29:28) with every no-CE bit (24, 27, 0, 3, 6, ..., 15) and no task (31):
+    // the data (9 | 0x30: bits 4 and 5 would make slot 4 a TEARDOWN) share bits with slots 2..7
+    // and are dropped; the same built at comptime.
+    std::vector<uint32_t> payloads = read_back(rt, "payload_out", 0, 0, 1, 1, 3);
+    EXPECT_EQ(payloads[0], (1u << 22) | (5u << 25) | (40u << 16) | 9u);
+    EXPECT_EQ(payloads[1], (5u << 22) | (6u << 25) | (3u << 28) | 0x9249u | (31u << 16));
+    EXPECT_EQ(payloads[2], payloads[1]);
   }
 }
 
