@@ -8,20 +8,13 @@
 #include <string>
 
 #include "emulator/wafer.hpp"
-#include "isa/assembler.hpp"
+#include "tests/fixed_program.hpp"
 
 namespace wsemu::bench {
 
-// The benchmark programs are fixed text: one that does not assemble is a bug here, so stop
-// with the assembler's diagnostics.
+// The benchmark programs are fixed text: one that does not assemble is a bug here.
 inline std::shared_ptr<const isa::ObjectImage> assemble(const std::string& source) {
-  isa::AssembleResult r = isa::assemble(source, "bench.wsa");
-  if (!r.object) {
-    std::string errors;
-    for (const isa::Diagnostic& d : r.errors) errors += d.to_string() + "\n";
-    throw std::runtime_error("a benchmark program does not assemble:\n" + errors);
-  }
-  return std::make_shared<const isa::ObjectImage>(std::move(*r.object));
+  return testing::assemble_or_throw(source, "bench.wsa");
 }
 
 inline constexpr emu::DirectionMask kW = emu::bit(emu::Direction::WEST), kE = emu::bit(emu::Direction::EAST),

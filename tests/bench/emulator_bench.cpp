@@ -21,11 +21,7 @@
 namespace {
 
 using namespace wsemu;
-using bench::assemble;
-using bench::dense_wafer;
-using bench::kE;
-using bench::kR;
-using bench::kW;
+using namespace wsemu::bench;  // the shared benchmark programs and direction masks
 
 emu::ColorRoute route(emu::DirectionMask rx, emu::DirectionMask tx) { return emu::ColorRoute::simple(rx, tx); }
 std::unique_ptr<emu::Wafer> fabric_wafer(int side, int threads) {

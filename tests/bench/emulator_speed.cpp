@@ -48,11 +48,7 @@
 namespace {
 
 using namespace wsemu;
-using bench::assemble;
-using bench::dense_wafer;
-using bench::kE;
-using bench::kR;
-using bench::kW;
+using namespace wsemu::bench;  // the shared benchmark programs and direction masks
 
 struct Measured {
   uint64_t cycles = 0, hops = 0, pe_cycles = 0, tile_steps = 0;

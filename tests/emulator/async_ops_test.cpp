@@ -13,7 +13,7 @@ using emu::Wafer;
 TEST(AsyncOps, CompletionActivatesATask) {
   // Task 10 starts an async fabin -> memory copy of 4 wavelets and exits; when the copy is
   // done, task 11 sums the buffer.
-  auto p = assemble(R"(
+  SinglePe pe(R"(
 .arch wse2
 .data
 buf:    .u32 [4]
@@ -32,18 +32,16 @@ done:
   add16 r3, r3, halves
   st32 [sum], r3
   exit
-)");
-  Wafer w(emu::arch_profile("wse2"), 1, 1);
-  start_pe(w, p, {{1, "W", "R"}});
-  push_all(w, 0, 0, Direction::WEST, {data_wavelet(1, 1), data_wavelet(1, 2), data_wavelet(1, 3), data_wavelet(1, 4)});
-  run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "buf"), 4), (std::vector<uint32_t>{1, 2, 3, 4}));
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "sum"), 1)[0], 10u);
-  EXPECT_EQ(w.core_view(0, 0).stats.async_ops, 1u);
+)", {{1, "W", "R"}});
+  push_all(pe.wafer, 0, 0, Direction::WEST, {data_wavelet(1, 1), data_wavelet(1, 2), data_wavelet(1, 3), data_wavelet(1, 4)});
+  pe.run_ok();
+  EXPECT_EQ(pe.read<uint32_t>("buf", 4), (std::vector<uint32_t>{1, 2, 3, 4}));
+  EXPECT_EQ(pe.word("sum"), 10u);
+  EXPECT_EQ(pe.wafer.core_view(0, 0).stats.async_ops, 1u);
 }
 
 TEST(AsyncOps, CompletionUnblocksATask) {
-  auto p = assemble(R"(
+  SinglePe pe(R"(
 .arch wse3
 .data
 x:      .f32 1, 2, 3, 4
@@ -63,16 +61,14 @@ after:
   st32 [seen], r1
   exit
 )");
-  Wafer w(emu::arch_profile("wse3"), 1, 1);
-  start_pe(w, p);
-  run_ok(w);
-  EXPECT_EQ(read<float>(w, 0, 0, addr(*p, "seen"), 1)[0], 4.0f);  // task 12 ran after the copy finished
+  pe.run_ok();
+  EXPECT_EQ(pe.read<float>("seen", 1)[0], 4.0f);  // task 12 ran after the copy finished
 }
 
 TEST(AsyncOps, MicrothreadOverlapsTheMainThread) {
   // An async fmacs over 200 elements (1 per cycle: ~202 cycles) runs while the main thread
   // loops ~150 cycles; the two overlap, so the whole run is far shorter than their sum.
-  auto p = assemble(R"(
+  SinglePe pe(R"(
 .arch wse3
 .data
 x:      .f32 [200]
@@ -98,11 +94,9 @@ done:
   st32 [done_at], r5
   exit
 )");
-  Wafer w(emu::arch_profile("wse3"), 1, 1);
-  start_pe(w, p);
-  const auto r = run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "count"), 1)[0], 75u);
-  const uint32_t done_at = read<uint32_t>(w, 0, 0, addr(*p, "done_at"), 1)[0];
+  const auto r = pe.run_ok();
+  EXPECT_EQ(pe.word("count"), 75u);
+  const uint32_t done_at = pe.word("done_at");
   // Issue at cycle 1, startup 2, 200 elements in cycles 3..202. Microthreads step before the
   // main thread within a cycle, so the picker sees the activation in 202 and tsc runs at 203.
   EXPECT_EQ(done_at, 203u);
@@ -112,7 +106,7 @@ done:
 TEST(AsyncOps, ControlWaveletEndsTheStreamWhereConfigured) {
   // fabin of up to 100 wavelets with on_control = activate task 13: 3 data wavelets, then a
   // control wavelet ends the stream early.
-  auto p = assemble(R"(
+  SinglePe pe(R"(
 .arch wse2
 .data
 buf:    .u32 [100]
@@ -129,19 +123,17 @@ ended:
   li r1, 1
   st32 [flag], r1
   exit
-)");
-  Wafer w(emu::arch_profile("wse2"), 1, 1);
-  start_pe(w, p, {{2, "W", "R"}});
-  push_all(w, 0, 0, Direction::WEST, {data_wavelet(2, 5), data_wavelet(2, 6), data_wavelet(2, 7), control_wavelet(2, 0)});
-  run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "buf"), 4), (std::vector<uint32_t>{5, 6, 7, 0}));
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "flag"), 1)[0], 1u);
-  EXPECT_FALSE(w.core_view(0, 0).microthread_busy[1]);
+)", {{2, "W", "R"}});
+  push_all(pe.wafer, 0, 0, Direction::WEST, {data_wavelet(2, 5), data_wavelet(2, 6), data_wavelet(2, 7), control_wavelet(2, 0)});
+  pe.run_ok();
+  EXPECT_EQ(pe.read<uint32_t>("buf", 4), (std::vector<uint32_t>{5, 6, 7, 0}));
+  EXPECT_EQ(pe.word("flag"), 1u);
+  EXPECT_FALSE(pe.wafer.core_view(0, 0).microthread_busy[1]);
 }
 
 TEST(AsyncOps, Wse2MicrothreadIsImpliedByTheQueue) {
   // The op uses output queue 3, so it runs on microthread 3 whatever the instruction says.
-  auto p = assemble(R"(
+  SinglePe pe(R"(
 .arch wse2
 .data
 x:      .u32 1, 2, 3, 4, 5, 6, 7, 8
@@ -152,17 +144,15 @@ x:      .u32 1, 2, 3, 4, 5, 6, 7, 8
 start:
   mov32.async outq, xd, ut=0
   exit
-)");
-  Wafer w(emu::arch_profile("wse2"), 1, 1);
-  start_pe(w, p, {{4, "R", "E"}});
-  for (int i = 0; i < 4; ++i) w.step();  // issue, two startup cycles, first element
-  const auto v = w.core_view(0, 0);
+)", {{4, "R", "E"}});
+  for (int i = 0; i < 4; ++i) pe.wafer.step();  // issue, two startup cycles, first element
+  const auto v = pe.wafer.core_view(0, 0);
   EXPECT_TRUE(v.microthread_busy[3]);
   EXPECT_FALSE(v.microthread_busy[0]);
   std::vector<uint32_t> out;
   for (int i = 0; i < 40; ++i) {
-    w.step();
-    while (auto wl = w.pop_edge(0, 0, Direction::EAST)) out.push_back(wl->payload);
+    pe.wafer.step();
+    while (auto wl = pe.wafer.pop_edge(0, 0, Direction::EAST)) out.push_back(wl->payload);
   }
   EXPECT_EQ(out, (std::vector<uint32_t>{1, 2, 3, 4, 5, 6, 7, 8}));
 }
@@ -178,9 +168,28 @@ void feed_from_west(Wafer& w, uint32_t first, uint32_t n) {
   ASSERT_EQ(pushed, n) << "the PE stopped taking wavelets";
 }
 
+// The relay programs: `data` and the body of local task 10 (`start`) are the test's; local task
+// 11 (`done`), activated when the last move into `got` completes, sets `flag`.
+std::string relay_program(const std::string& data, const std::string& start) {
+  return data + ".code\n.task start, local, 10\n.task done, local, 11\nstart:\n" + start +
+         "  exit\ndone:\n  li r1, 1\n  st32 [flag], r1\n  exit\n";
+}
+
+// Feeds n wavelets (first, first + 1, ...) on color 1 and runs: `got` must hold them in order
+// and `flag` must be set.
+emu::RunResult expect_relayed(SinglePe& pe, uint32_t first, uint32_t n) {
+  feed_from_west(pe.wafer, first, n);
+  const emu::RunResult r = pe.wafer.run(100000);
+  std::vector<uint32_t> want(n);
+  for (uint32_t i = 0; i < n; ++i) want[i] = first + i;
+  EXPECT_EQ(pe.read<uint32_t>("got", n), want);
+  EXPECT_EQ(pe.word("flag"), 1u);
+  return r;
+}
+
 TEST(AsyncOps, FifoRelayBetweenTwoMicrothreads) {
   // wse3: ut0 pushes 6 wavelets from the fabric into a 2-deep FIFO, ut1 pops them to memory.
-  auto p = assemble(R"(
+  SinglePe pe(relay_program(R"(
 .arch wse3
 .data
 buf:    .u32 [2]
@@ -190,24 +199,12 @@ flag:   .u32 [1]
 .dsd    fifod = fifo(buf, 2)
 .dsd    gotd = mem1d(got, 6)
 .iqinit 0, 1
-.code
-.task start, local, 10
-.task done, local, 11
-start:
-  mov32.async fifod, inq, ut=0
-  mov32.async gotd, fifod, ut=1, activate=11
-  exit
-done:
-  li r1, 1
-  st32 [flag], r1
-  exit
-)");
-  Wafer w(emu::arch_profile("wse3"), 1, 1);
-  start_pe(w, p, {{1, "W", "R"}});
-  feed_from_west(w, 10, 6);
-  run_ok(w);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "got"), 6), (std::vector<uint32_t>{10, 11, 12, 13, 14, 15}));
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "flag"), 1)[0], 1u);
+)",
+                            "  mov32.async fifod, inq, ut=0\n"
+                            "  mov32.async gotd, fifod, ut=1, activate=11\n"),
+              {{1, "W", "R"}});
+  const emu::RunResult r = expect_relayed(pe, 10, 6);
+  EXPECT_EQ(r.status, emu::RunResult::Status::QUIESCENT) << r.to_string();
 }
 
 // The SDK's microthread priority decides who is served first in a cycle: high, then medium,
@@ -258,7 +255,7 @@ done:
 TEST(AsyncOps, FifoToFifoForwardsWithoutEnd) {
   // wse2: 5 wavelets from the fabric into FIFO a (length 5), a forwarder from a to b with no
   // length of its own (every operand a FIFO: it runs without end), and b into memory (length 5).
-  auto p = assemble(R"(
+  SinglePe pe(relay_program(R"(
 .arch wse2
 .data
 abuf:   .u32 [2]
@@ -269,30 +266,17 @@ flag:   .u32 [1]
 .dsd    a = fifo(abuf, 2)
 .dsd    b = fifo(bbuf, 2)
 .dsd    gotd = mem1d(got, 5)
-.code
-.task start, local, 10
-.task done, local, 11
-start:
-  mov32.async a, inq
-  mov32.async b, a, ut=4
-  mov32.async gotd, b, ut=5, activate=11
-  exit
-done:
-  li r1, 1
-  st32 [flag], r1
-  exit
-)");
-  Wafer w(emu::arch_profile("wse2"), 1, 1);
-  start_pe(w, p, {{1, "W", "R"}});
-  feed_from_west(w, 20, 5);
-  const emu::RunResult r = w.run(100000);
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "got"), 5), (std::vector<uint32_t>{20, 21, 22, 23, 24}));
-  EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*p, "flag"), 1)[0], 1u);
-  EXPECT_TRUE(w.core_view(0, 0).microthread_busy[4]) << "the forwarder waits for more: " << r.to_string();
+)",
+                            "  mov32.async a, inq\n"
+                            "  mov32.async b, a, ut=4\n"
+                            "  mov32.async gotd, b, ut=5, activate=11\n"),
+              {{1, "W", "R"}});
+  const emu::RunResult r = expect_relayed(pe, 20, 5);
+  EXPECT_TRUE(pe.wafer.core_view(0, 0).microthread_busy[4]) << "the forwarder waits for more: " << r.to_string();
 }
 
 TEST(AsyncOps, SynchronousFifoToFifoIsAKernelError) {
-  auto p = assemble(R"(
+  SinglePe pe(R"(
 .arch wse2
 .data
 abuf:   .u32 [2]
@@ -305,11 +289,7 @@ start:
   mov32 b, a
   exit
 )");
-  Wafer w(emu::arch_profile("wse2"), 1, 1);
-  start_pe(w, p, {});
-  const emu::RunResult r = w.run(1000);
-  ASSERT_EQ(r.status, emu::RunResult::Status::FAULT) << r.to_string();
-  EXPECT_NE(r.to_string().find("FIFO to FIFO runs without end only with .async"), std::string::npos) << r.to_string();
+  expect_kernel_error(pe.wafer.run(1000), "FIFO to FIFO runs without end only with .async");
 }
 
 }  // namespace

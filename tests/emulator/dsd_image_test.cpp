@@ -12,21 +12,10 @@ namespace {
 using emu::RunResult;
 using emu::Wafer;
 
-RunResult run_main(const std::string& source, std::shared_ptr<const isa::ObjectImage>& program,
-                   std::unique_ptr<Wafer>& w) {
-  program = assemble(".task main, local, 10\n" + source);
-  w = std::make_unique<Wafer>(emu::arch_profile("wse2"), 1, 1);
-  w->load_program(0, 0, program);
-  w->activate_task(0, 0, 10);
-  return w->run(10000);
-}
-
 TEST(DsdImage, LoadedMem1dAndMem4dImagesReadTheirElements) {
   // img1 = mem1d(x + 4, 3, stride 2): x[1], x[3], x[5]. img4 = mem4d(a, [2, 2], [1, 3]): a[0],
   // a[1], a[3], a[4]. Index words 17, 18 hold -1 (no wavelet index).
-  std::shared_ptr<const isa::ObjectImage> p;
-  std::unique_ptr<Wafer> w;
-  const RunResult r = run_main(R"(
+  SinglePe pe(kMainTask + R"(
 .data
 x:      .f32 1, 2, 3, 4, 5, 6, 7, 8
 a:      .f32 0, 1, 2, 3, 4, 5, 6, 7, 8
@@ -44,20 +33,17 @@ main:
   dsdld spare, img4
   fmovs z4d, spare
   exit
-)",
-                               p, w);
-  ASSERT_EQ(r.status, RunResult::Status::QUIESCENT) << r.to_string();
-  EXPECT_EQ(read<float>(*w, 0, 0, addr(*p, "z"), 3), (std::vector<float>{2, 4, 6}));
-  EXPECT_EQ(read<float>(*w, 0, 0, addr(*p, "z4"), 4), (std::vector<float>{0, 1, 3, 4}));
+)");
+  pe.run_ok(10000);
+  EXPECT_EQ(pe.read<float>("z", 3), (std::vector<float>{2, 4, 6}));
+  EXPECT_EQ(pe.read<float>("z4", 4), (std::vector<float>{0, 1, 3, 4}));
 }
 
 TEST(DsdImage, StoredImagesHoldTheDocumentedWordsAndLoadBack) {
   // col = mem1d(y, 2) advanced by one element: base y + 4. fo = fabout(5, 2, 7) with control,
   // index 3 and advance_switch: flags 3. The stored column is loaded into `spare` and copies
   // y[1], y[2] to z.
-  std::shared_ptr<const isa::ObjectImage> p;
-  std::unique_ptr<Wafer> w;
-  const RunResult r = run_main(R"(
+  SinglePe pe(kMainTask + R"(
 .data
 y:      .f32 10, 20, 30
 z:      .f32 [2]
@@ -75,15 +61,14 @@ main:
   dsdld spare, img
   fmovs zd, spare
   exit
-)",
-                               p, w);
-  ASSERT_EQ(r.status, RunResult::Status::QUIESCENT) << r.to_string();
-  const uint16_t y = uint16_t(addr(*p, "y"));
-  EXPECT_EQ(read<uint16_t>(*w, 0, 0, addr(*p, "img"), 20),
+)");
+  pe.run_ok(10000);
+  const uint16_t y = uint16_t(addr(*pe.program, "y"));
+  EXPECT_EQ(pe.read<uint16_t>("img", 20),
             (std::vector<uint16_t>{1, 32, uint16_t(y + 4), 2, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 65535, 65535, 0}));
-  EXPECT_EQ(read<uint16_t>(*w, 0, 0, addr(*p, "imgf"), 20),
+  EXPECT_EQ(pe.read<uint16_t>("imgf", 20),
             (std::vector<uint16_t>{5, 32, 0, 7, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 5, 2, 3, 3, 0, 0}));
-  EXPECT_EQ(read<float>(*w, 0, 0, addr(*p, "z"), 2), (std::vector<float>{20, 30}));
+  EXPECT_EQ(pe.read<float>("z", 2), (std::vector<float>{20, 30}));
 }
 
 TEST(DsdImage, ImagesRoundTripEveryField) {
@@ -117,24 +102,14 @@ img:    .u16 [20]
 .code
 main:
 )";
-  struct Case {
-    std::string code, message;
-  };
-  const Case cases[] = {
-      {"  dsdld spare, circ\n  exit\n", "a circbuf has no image"},
-      {"  dsdld spare, wide\n  exit\n", "is not a descriptor: a color, queue, flag, wavelet index"},
-      {"  dsdld spare, img + 1\n  exit\n", "is not 2-byte aligned"},
-      {"  dsdst img, f\n  exit\n", "is a fifo, which has no image"},
-  };
-  for (const Case& c : cases) {
-    std::shared_ptr<const isa::ObjectImage> p;
-    std::unique_ptr<Wafer> w;
-    const RunResult r = run_main(data + c.code, p, w);
-    ASSERT_EQ(r.status, RunResult::Status::FAULT) << c.code << r.to_string();
-    EXPECT_EQ(r.fault->kind, emu::FaultKind::KERNEL_ERROR);
-    EXPECT_NE(r.fault->message.find(c.message), std::string::npos) << r.fault->to_string();
-    EXPECT_EQ(*r.fault->pc, 0u);
-  }
+  expect_kernel_errors(kMainTask + data,
+                       {
+                           {"  dsdld spare, circ\n  exit\n", "a circbuf has no image"},
+                           {"  dsdld spare, wide\n  exit\n", "is not a descriptor: a color, queue, flag, wavelet index"},
+                           {"  dsdld spare, img + 1\n  exit\n", "is not 2-byte aligned"},
+                           {"  dsdst img, f\n  exit\n", "is a fifo, which has no image"},
+                       },
+                       10000, [](const emu::Fault& fault) { EXPECT_EQ(*fault.pc, 0u); });
 }
 
 }  // namespace

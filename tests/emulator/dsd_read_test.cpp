@@ -14,7 +14,7 @@ using emu::Wafer;
 TEST(DsdRead, LengthAndStrideFollowRunTimeChanges) {
   // col = mem1d(x, 6, 2), then its length set to 3 and its stride to -1; tile = mem4d with
   // innermost extent 5 and stride 3; fo = fabout of 9 wavelets. out = {6, 2, 3, -1, 5, 3, 9}.
-  auto p = assemble(R"(
+  SinglePe pe(R"(
 .task main, local, 10
 .data
 x:      .f32 [8]
@@ -42,17 +42,15 @@ main:
   st32 [out + 24], r1
   exit
 )");
-  Wafer w(emu::arch_profile("wse2"), 1, 1);
-  start_pe(w, p);
-  run_ok(w);
-  EXPECT_EQ(read<int32_t>(w, 0, 0, addr(*p, "out"), 7), (std::vector<int32_t>{6, 2, 3, -1, 5, 3, 9}));
+  pe.run_ok();
+  EXPECT_EQ(pe.read<int32_t>("out", 7), (std::vector<int32_t>{6, 2, 3, -1, 5, 3, 9}));
 }
 
 TEST(DsdRead, SaveAddressMovesTheBasePastEachOperation) {
   // s = mem1d(x, 2, 2) with the save-address flag: fadds z, z, s three times reads x[0], x[2],
   // then x[4], x[6], then x[8], x[10]: z = (0 + 2 + 4 + ... ) = (0+4+8, 2+6+10) = (12, 18); the
   // base then stands 12 elements on (48 bytes).
-  auto p = assemble(R"(
+  SinglePe pe(R"(
 .task main, local, 10
 .data
 x:      .f32 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
@@ -72,11 +70,9 @@ main:
   st32 [base + 4], r1
   exit
 )");
-  Wafer w(emu::arch_profile("wse2"), 1, 1);
-  start_pe(w, p);
-  run_ok(w);
-  EXPECT_EQ(read<float>(w, 0, 0, addr(*p, "z"), 2), (std::vector<float>{12, 18}));
-  const auto b = read<uint32_t>(w, 0, 0, addr(*p, "base"), 2);
+  pe.run_ok();
+  EXPECT_EQ(pe.read<float>("z", 2), (std::vector<float>{12, 18}));
+  const auto b = pe.read<uint32_t>("base", 2);
   EXPECT_EQ(b[1], b[0] + 48);
 }
 

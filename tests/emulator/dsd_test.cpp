@@ -12,22 +12,9 @@ namespace {
 
 using emu::Wafer;
 
-// Assembles `source` (its entry `main` is local task 10), runs that task on a 1x1 wafer and
-// returns the wafer; the program is left in `program` for looking up data symbols.
-std::unique_ptr<Wafer> run_task(const std::string& source, std::shared_ptr<const isa::ObjectImage>& program,
-                                const char* arch = "wse2") {
-  program = assemble(".task main, local, 10\n" + source);
-  auto w = std::make_unique<Wafer>(emu::arch_profile(arch), 1, 1);
-  w->load_program(0, 0, program);
-  w->activate_task(0, 0, 10);
-  run_ok(*w);
-  return w;
-}
-
 TEST(Dsd, Mem1dElementwiseWithStride) {
   // z[i] = x[2i] + y[i]: x read with stride 2.
-  std::shared_ptr<const isa::ObjectImage> p;
-  auto w = run_task(R"(
+  SinglePe pe(kMainTask + R"(
 .data
 x:      .f32 1, 2, 3, 4, 5, 6, 7, 8
 y:      .f32 10, 20, 30, 40
@@ -39,9 +26,9 @@ z:      .f32 [4]
 main:
   fadds zd, xd, yd
   exit
-)",
-                    p);
-  EXPECT_EQ(read<float>(*w, 0, 0, addr(*p, "z"), 4), (std::vector<float>{11, 23, 35, 47}));
+)");
+  pe.run_ok();
+  EXPECT_EQ(pe.read<float>("z", 4), (std::vector<float>{11, 23, 35, 47}));
 }
 
 TEST(Dsd, TheFirstSourceGivesTheLengthAndALongerOperandIsUsedThatFar) {
@@ -49,8 +36,7 @@ TEST(Dsd, TheFirstSourceGivesTheLengthAndALongerOperandIsUsedThatFar) {
   // for i < 2: 1 + 10 * 0.5 = 6, 2 + 20 * 0.5 = 12; y[2] is outside the operation and stays 7.
   // fadds: src0 x2 has 2 elements, src1 x and the destination z have 4: z = {1 + 10, 2 + 20},
   // z[2] and z[3] stay 0.
-  std::shared_ptr<const isa::ObjectImage> p;
-  auto w = run_task(R"(
+  SinglePe pe(kMainTask + R"(
 .data
 x:      .f32 10, 20, 30, 40
 y:      .f32 1, 2, 7
@@ -68,26 +54,14 @@ main:
   fmacs d20, d20, xd, r2
   fadds zd, x2, xd
   exit
-)",
-                    p);
-  EXPECT_EQ(read<float>(*w, 0, 0, addr(*p, "y"), 3), (std::vector<float>{6, 12, 7}));
-  EXPECT_EQ(read<float>(*w, 0, 0, addr(*p, "z"), 4), (std::vector<float>{11, 22, 0, 0}));
+)");
+  pe.run_ok();
+  EXPECT_EQ(pe.read<float>("y", 3), (std::vector<float>{6, 12, 7}));
+  EXPECT_EQ(pe.read<float>("z", 4), (std::vector<float>{11, 22, 0, 0}));
 }
 
 TEST(Dsd, AnOperandShorterThanTheOperationIsAKernelError) {
-  struct Case {
-    std::string code, message;
-  };
-  const Case cases[] = {
-      // src0 y4 gives 4; src1 x2 has no element 2 to read.
-      {"  fadds y4, y4, x2\n  exit\n", "fadds: operand d"},
-      // src0 is a register: src1 y4 gives 4; src2 x2 is short.
-      {"  li r3, 0\n  fmacs r3, r3, y4, x2\n  exit\n", "fmacs: operand d"},
-      // src0 y4 gives 4; the destination x2 has room for 2.
-      {"  fadds x2, y4, y4\n  exit\n", "fadds: operand d"},
-  };
-  for (const Case& c : cases) {
-    const auto p = assemble(R"(.task main, local, 10
+  const std::string program = kMainTask + R"(
 .data
 x:      .f32 1, 2
 y:      .f32 1, 2, 3, 4
@@ -95,16 +69,20 @@ y:      .f32 1, 2, 3, 4
 .dsd    y4 = mem1d(y, 4)
 .code
 main:
-)" + c.code);
-    emu::Wafer w(emu::arch_profile("wse2"), 1, 1);
-    w.load_program(0, 0, p);
-    w.activate_task(0, 0, 10);
-    const emu::RunResult r = w.run(1000);
-    ASSERT_EQ(r.status, emu::RunResult::Status::FAULT) << c.code << r.to_string();
-    EXPECT_EQ(r.fault->kind, emu::FaultKind::KERNEL_ERROR);
-    EXPECT_NE(r.fault->message.find(c.message), std::string::npos) << r.fault->to_string();
-    EXPECT_NE(r.fault->message.find("has 2 elements, the operation 4"), std::string::npos) << r.fault->to_string();
-  }
+)";
+  expect_kernel_errors(program,
+                       {
+                           // src0 y4 gives 4; src1 x2 has no element 2 to read.
+                           {"  fadds y4, y4, x2\n  exit\n", "fadds: operand d"},
+                           // src0 is a register: src1 y4 gives 4; src2 x2 is short.
+                           {"  li r3, 0\n  fmacs r3, r3, y4, x2\n  exit\n", "fmacs: operand d"},
+                           // src0 y4 gives 4; the destination x2 has room for 2.
+                           {"  fadds x2, y4, y4\n  exit\n", "fadds: operand d"},
+                       },
+                       1000, [](const emu::Fault& fault) {
+                         EXPECT_NE(fault.message.find("has 2 elements, the operation 4"), std::string::npos)
+                             << fault.to_string();
+                       });
 }
 
 // A fabric descriptor has no element width or length of its own that bounds an operation: the
@@ -139,8 +117,7 @@ main:
 
 TEST(Dsd, RegisterSourceBroadcastsAndRegisterDestinationReduces) {
   // y = y + A * 2.0 ; r3 = sum(x) ; r4 = dot(x, x) = 1 + 4 + 9 + 16 = 30.
-  std::shared_ptr<const isa::ObjectImage> p;
-  auto w = run_task(R"(
+  SinglePe pe(kMainTask + R"(
 .data
 x:      .f32 1, 2, 3, 4
 y:      .f32 1, 1, 1, 1
@@ -158,16 +135,15 @@ main:
   st32 [sums], r3
   st32 [sums + 4], r4
   exit
-)",
-                    p);
-  EXPECT_EQ(read<float>(*w, 0, 0, addr(*p, "y"), 4), (std::vector<float>{3, 5, 7, 9}));
-  EXPECT_EQ(read<float>(*w, 0, 0, addr(*p, "sums"), 2), (std::vector<float>{10, 30}));
+)");
+  pe.run_ok();
+  EXPECT_EQ(pe.read<float>("y", 4), (std::vector<float>{3, 5, 7, 9}));
+  EXPECT_EQ(pe.read<float>("sums", 2), (std::vector<float>{10, 30}));
 }
 
 TEST(Dsd, Mem4dWalksDimensionZeroFastest) {
   // A 2x3 row-major matrix read column by column (transpose): extents {2, 3}, strides {3, 1}.
-  std::shared_ptr<const isa::ObjectImage> p;
-  auto w = run_task(R"(
+  SinglePe pe(kMainTask + R"(
 .data
 m:      .u32 0, 1, 2, 10, 11, 12
 t:      .u32 [6]
@@ -177,14 +153,13 @@ t:      .u32 [6]
 main:
   mov32 td, md
   exit
-)",
-                    p);
-  EXPECT_EQ(read<uint32_t>(*w, 0, 0, addr(*p, "t"), 6), (std::vector<uint32_t>{0, 10, 1, 11, 2, 12}));
+)");
+  pe.run_ok();
+  EXPECT_EQ(pe.read<uint32_t>("t", 6), (std::vector<uint32_t>{0, 10, 1, 11, 2, 12}));
 }
 
 TEST(Dsd, CircularBufferWrapsAndContinues) {
-  std::shared_ptr<const isa::ObjectImage> p;
-  auto w = run_task(R"(
+  SinglePe pe(kMainTask + R"(
 .data
 ring:   .u32 1, 2, 3, 4
 a:      .u32 [6]
@@ -197,15 +172,14 @@ main:
   mov32 ad, ringd
   mov32 bd, ringd
   exit
-)",
-                    p);
-  EXPECT_EQ(read<uint32_t>(*w, 0, 0, addr(*p, "a"), 6), (std::vector<uint32_t>{1, 2, 3, 4, 1, 2}));
-  EXPECT_EQ(read<uint32_t>(*w, 0, 0, addr(*p, "b"), 6), (std::vector<uint32_t>{3, 4, 1, 2, 3, 4}));
+)");
+  pe.run_ok();
+  EXPECT_EQ(pe.read<uint32_t>("a", 6), (std::vector<uint32_t>{1, 2, 3, 4, 1, 2}));
+  EXPECT_EQ(pe.read<uint32_t>("b", 6), (std::vector<uint32_t>{3, 4, 1, 2, 3, 4}));
 }
 
 TEST(Dsd, FifoPushThenPopKeepsOrder) {
-  std::shared_ptr<const isa::ObjectImage> p;
-  auto w = run_task(R"(
+  SinglePe pe(kMainTask + R"(
 .data
 in:     .u32 5, 6, 7
 buf:    .u32 [4]
@@ -223,10 +197,10 @@ main:
   st32 [counts], r1
   st32 [counts + 4], r2
   exit
-)",
-                    p);
-  EXPECT_EQ(read<uint32_t>(*w, 0, 0, addr(*p, "popped"), 3), (std::vector<uint32_t>{5, 6, 7}));
-  EXPECT_EQ(read<uint32_t>(*w, 0, 0, addr(*p, "counts"), 2), (std::vector<uint32_t>{3, 0}));
+)");
+  pe.run_ok();
+  EXPECT_EQ(pe.read<uint32_t>("popped", 3), (std::vector<uint32_t>{5, 6, 7}));
+  EXPECT_EQ(pe.read<uint32_t>("counts", 2), (std::vector<uint32_t>{3, 0}));
 }
 
 TEST(Dsd, FabricInToMemoryAndMemoryToFabricOut) {
@@ -262,8 +236,7 @@ main:
 }
 
 TEST(Dsd, HalfPrecisionAndSixteenBitInteger) {
-  std::shared_ptr<const isa::ObjectImage> p;
-  auto w = run_task(R"(
+  SinglePe pe(kMainTask + R"(
 .data
 a:      .f16 1.5, -2.0, 0.25, 65504
 b:      .f16 0.5, 3.0, 0.25, 65504
@@ -288,18 +261,18 @@ main:
   addc16 carryd, ud, vd
   fmach macd, ad, ad, bd
   exit
-)",
-                    p);
+)");
+  pe.run_ok();
   // 1.5+0.5 = 2, -2+3 = 1, 0.25+0.25 = 0.5, 65504+65504 overflows to +inf.
-  const auto sum = read<float>(*w, 0, 0, addr(*p, "sum"), 4);
+  const auto sum = pe.read<float>("sum", 4);
   EXPECT_EQ(sum[0], 2.0f);
   EXPECT_EQ(sum[1], 1.0f);
   EXPECT_EQ(sum[2], 0.5f);
   EXPECT_TRUE(std::isinf(sum[3]));
   // 0xFFFF + 1 = 0 carry 1; 1 + 0 + 1 = 2; 0x7FFF + 1 = 0x8000.
-  EXPECT_EQ(read<uint16_t>(*w, 0, 0, addr(*p, "carry"), 3), (std::vector<uint16_t>{0, 2, 0x8000}));
+  EXPECT_EQ(pe.read<uint16_t>("carry", 3), (std::vector<uint16_t>{0, 2, 0x8000}));
   // fmach: a + a*b = 1.5 + 0.75 = 2.25; -2 - 6 = -8; 0.25 + 0.0625 = 0.3125.
-  const auto mac = read<uint16_t>(*w, 0, 0, addr(*p, "mac"), 3);
+  const auto mac = pe.read<uint16_t>("mac", 3);
   EXPECT_EQ(isa::fp16_to_fp32(mac[0]), 2.25f);
   EXPECT_EQ(isa::fp16_to_fp32(mac[1]), -8.0f);
   EXPECT_EQ(isa::fp16_to_fp32(mac[2]), 0.3125f);
@@ -308,7 +281,6 @@ main:
 // Cycles from the `tsc` before an op to the one after it: 1 (tsc) + startup + ceil(len/width).
 // `op` works on `x` (dx) and `y` (dy), LEN elements each.
 uint32_t measure(const char* arch, const std::string& op, int length) {
-  std::shared_ptr<const isa::ObjectImage> p;
   const std::string source = std::string(".arch ") + arch + R"(
 .data
 x:      .f32 [LEN]
@@ -325,8 +297,9 @@ main:
   st32 [cycles], r3
   exit
 )";
-  auto w = run_task(".equ LEN, " + std::to_string(length) + "\n" + source, p, arch);
-  return read<uint32_t>(*w, 0, 0, addr(*p, "cycles"), 1)[0];
+  SinglePe pe(kMainTask + ".equ LEN, " + std::to_string(length) + "\n" + source);
+  pe.run_ok();
+  return pe.word("cycles");
 }
 
 TEST(Dsd, VectorTimingFollowsTheSimdWidthTable) {
@@ -340,8 +313,7 @@ TEST(Dsd, VectorTimingFollowsTheSimdWidthTable) {
 
 TEST(Dsd, DescriptorMutators) {
   // dsdbase / dsdlen / dsdstride / dsdinc / dsdaddr on a copy of a template.
-  std::shared_ptr<const isa::ObjectImage> p;
-  auto w = run_task(R"(
+  SinglePe pe(kMainTask + R"(
 .data
 v:      .u32 1, 2, 3, 4, 5, 6, 7, 8
 picked: .u32 [2]
@@ -358,11 +330,11 @@ main:
   dsdaddr r1, d20
   st32 [base], r1
   exit
-)",
-                    p);
-  EXPECT_EQ(read<uint32_t>(*w, 0, 0, addr(*p, "picked"), 2), (std::vector<uint32_t>{2, 5}));
+)");
+  pe.run_ok();
+  EXPECT_EQ(pe.read<uint32_t>("picked", 2), (std::vector<uint32_t>{2, 5}));
   // Element 1 of v: the address differs from the old fixed layout, the offset does not.
-  EXPECT_EQ(read<uint32_t>(*w, 0, 0, addr(*p, "base"), 1)[0], addr(*p, "v") + 4);
+  EXPECT_EQ(pe.word("base"), addr(*pe.program, "v") + 4);
 }
 
 }  // namespace

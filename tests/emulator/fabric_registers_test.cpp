@@ -76,13 +76,10 @@ sw3:    .u16 0
 )";
 
 TEST(FabricRegisters, ReadAndRewriteAColorAsTheSdksAllreduceDoes) {
-  Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.set_route(0, 0, 3, reduction_route());
-  auto prog = assemble(kReconfigure);
-  w.load_program(0, 0, prog);
-  w.activate_task(0, 0, 10);
-  run_ok(w);
-  auto word = [&](const char* name) { return read<uint16_t>(w, 0, 0, addr(*prog, name), 1)[0]; };
+  SinglePe pe(kReconfigure);
+  pe.wafer.set_route(0, 0, 3, reduction_route());
+  pe.run_ok();
+  auto word = [&](const char* name) { return pe.read<uint16_t>(name, 1)[0]; };
   // tx E (bit 1) | rx W (bit 5) | pop on advance (2 << 12) | teardown in progress (bit 14).
   EXPECT_EQ(word("cc0"), 0x0002 | 0x0020 | 0x2000 | 0x4000);
   // Position 1 changes the input to RAMP (8 | 4); positions 2, 3 invalid (5); ring mode (bit 12).
@@ -95,12 +92,7 @@ TEST(FabricRegisters, ReadAndRewriteAColorAsTheSdksAllreduceDoes) {
   // ... and follows position 0 to E when position 0 is rewritten: still "input RAMP".
   EXPECT_EQ(word("sw3"), 0xC | 0x50 | 0x500 | 0x1000);
   EXPECT_EQ(word("cc2"), 0x0022 | 0x2000);  // teardown over
-  const ColorRoute now = *w.route(0, 0, 3);
-  EXPECT_EQ(now.positions[0], (emu::RoutePosition{dirs("W"), dirs("E")}));
-  EXPECT_EQ(now.positions[1], (emu::RoutePosition{dirs("R"), dirs("E")}));
-  EXPECT_EQ(now.num_positions, 2);
-  EXPECT_TRUE(now.ring_mode);
-  EXPECT_EQ(now.current, 0);
+  expect_ring_of_two(*pe.wafer.route(0, 0, 3), "W", "E", "R", "E");
 }
 
 RunResult run_store(const ColorRoute& r, const char* store) {
@@ -116,9 +108,7 @@ TEST(FabricRegisters, BadWritesAreRefused) {
   ColorRoute flowing = reduction_route();
   flowing.teardown = false;
   RunResult r = run_store(flowing, " li r1, 0x2022\n st16 [r5], r1");
-  ASSERT_EQ(r.status, RunResult::Status::FAULT);
-  EXPECT_EQ(r.fault->kind, FaultKind::KERNEL_ERROR);
-  EXPECT_NE(r.fault->message.find("not in teardown"), std::string::npos) << r.fault->message;
+  expect_kernel_error(r, "not in teardown");
 
   // Bit 11 (the E/W color swap) is not changed this way in wsemu.
   r = run_store(reduction_route(), " li r1, 0x6822\n st16 [r5], r1");

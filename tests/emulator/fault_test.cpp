@@ -31,10 +31,9 @@ buf:    .u32 [4]
   return w.run(1000);
 }
 
-void expect_kernel_error(const RunResult& r, const std::string& text, uint32_t pc) {
-  ASSERT_EQ(r.status, RunResult::Status::FAULT) << r.to_string();
-  EXPECT_EQ(r.fault->kind, FaultKind::KERNEL_ERROR);
-  EXPECT_NE(r.fault->message.find(text), std::string::npos) << r.fault->to_string();
+// A kernel error (wafer_helpers.hpp) at `pc`, with its instruction and cycle.
+void expect_kernel_error_at(const RunResult& r, const std::string& text, uint32_t pc) {
+  ASSERT_NO_FATAL_FAILURE(expect_kernel_error(r, text));
   ASSERT_TRUE(r.fault->pc);
   EXPECT_EQ(*r.fault->pc, pc);
   EXPECT_FALSE(r.fault->instruction.empty());
@@ -43,7 +42,7 @@ void expect_kernel_error(const RunResult& r, const std::string& text, uint32_t p
 
 TEST(Fault, StoreIntoCodeIsAKernelError) {
   const RunResult r = run_program("main:\n  li r1, 8\n  st32 [r1 + 0], r1\n  exit\n", "wse2", 1, 1);
-  expect_kernel_error(r, "inside the code", 1);
+  expect_kernel_error_at(r, "inside the code", 1);
   EXPECT_EQ(*r.fault->x, 1);
   EXPECT_EQ(*r.fault->y, 1);
   EXPECT_EQ(r.fault->instruction, "st32 [r1], r1");
@@ -55,34 +54,34 @@ TEST(Fault, StoreIntoCodeIsAKernelError) {
 }
 
 TEST(Fault, LoadOutsideSram) {
-  expect_kernel_error(run_program("main:\n  li r1, 49152\n  ld32 r2, [r1 + 0]\n  exit\n"), "outside the 49152 bytes", 1);
+  expect_kernel_error_at(run_program("main:\n  li r1, 49152\n  ld32 r2, [r1 + 0]\n  exit\n"), "outside the 49152 bytes", 1);
 }
 
 TEST(Fault, MisalignedLoad) {
-  expect_kernel_error(run_program("main:\n  ld32 r2, [buf + 2]\n  exit\n"), "not 4-byte aligned", 0);
+  expect_kernel_error_at(run_program("main:\n  ld32 r2, [buf + 2]\n  exit\n"), "not 4-byte aligned", 0);
 }
 
 TEST(Fault, DivisionByZero) {
-  expect_kernel_error(run_program("main:\n  li r1, 1\n  divu r3, r1, r2\n  exit\n"), "division by zero", 1);
+  expect_kernel_error_at(run_program("main:\n  li r1, 1\n  divu r3, r1, r2\n  exit\n"), "division by zero", 1);
 }
 
 TEST(Fault, CallStackOverflow) {
-  expect_kernel_error(run_program("main:\n  call main\n"), "call stack overflow", 0);
+  expect_kernel_error_at(run_program("main:\n  call main\n"), "call stack overflow", 0);
 }
 
 // A 16-bit operation over a 32-bit descriptor is an error; a 32-bit one over a 16-bit memory
 // descriptor moves 32-bit elements (isa/descriptor.hpp), from a 4-byte aligned base only.
 TEST(Fault, ElementWidthMismatch) {
-  expect_kernel_error(run_program("main:\n  faddh halves, halves, words\n  exit\n"), "holds 32-bit elements", 0);
-  expect_kernel_error(run_program("main:\n  fmovs words, odd_halves\n  exit\n"), "at the odd halfword", 0);
+  expect_kernel_error_at(run_program("main:\n  faddh halves, halves, words\n  exit\n"), "holds 32-bit elements", 0);
+  expect_kernel_error_at(run_program("main:\n  fmovs words, odd_halves\n  exit\n"), "at the odd halfword", 0);
 }
 
 TEST(Fault, VectorOperandOutsideSram) {
-  expect_kernel_error(run_program("main:\n  fmovs beyond, words\n  exit\n"), "outside SRAM", 0);
+  expect_kernel_error_at(run_program("main:\n  fmovs beyond, words\n  exit\n"), "outside SRAM", 0);
 }
 
 TEST(Fault, ActivatingADataTask) {
-  auto p = assemble(R"(
+  SinglePe pe(R"(
 .arch wse2
 .task main, local, 10
 .task on3, data, color 3
@@ -92,13 +91,11 @@ main:
 on3:
   exit
 )");
-  Wafer w(emu::arch_profile("wse2"), 1, 1);
-  start_pe(w, p);
-  expect_kernel_error(w.run(100), "data tasks are activated by wavelets", 0);
+  expect_kernel_error_at(pe.wafer.run(100), "data tasks are activated by wavelets", 0);
 }
 
 TEST(Fault, MicrothreadAlreadyBusy) {
-  auto p = assemble(R"(
+  SinglePe pe(R"(
 .arch wse3
 .task main, local, 10
 .data
@@ -112,24 +109,17 @@ main:
   fmovs.async xd, yd, ut=2
   exit
 )");
-  Wafer w(emu::arch_profile("wse3"), 1, 1);
-  start_pe(w, p);
-  expect_kernel_error(w.run(100), "microthread 2 is still running", 1);
+  expect_kernel_error_at(pe.wafer.run(100), "microthread 2 is still running", 1);
 }
 
 TEST(Fault, InvalidInstructionWord) {
-  auto p = assemble(R"(
+  SinglePe pe(R"(
 .task main, local, 10
 main:
   nop
   .word 0xFFFF      ; no such opcode
 )");
-  Wafer w(emu::arch_profile("wse2"), 1, 1);
-  start_pe(w, p);
-  const RunResult r = w.run(100);
-  ASSERT_EQ(r.status, RunResult::Status::FAULT);
-  EXPECT_EQ(r.fault->kind, FaultKind::KERNEL_ERROR);
-  EXPECT_NE(r.fault->message.find("invalid instruction word"), std::string::npos);
+  expect_kernel_error(pe.wafer.run(100), "invalid instruction word");
 }
 
 TEST(Fault, WaveletSentTowardARouterThatDoesNotReceiveIt) {

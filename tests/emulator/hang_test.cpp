@@ -124,7 +124,7 @@ main:
 }
 
 TEST(Hang, ActivatedButBlockedTaskIsReported) {
-  auto p = assemble(R"(
+  SinglePe pe(R"(
 .task t10, local, 10
 .task t11, local, 11
 t11:
@@ -134,9 +134,7 @@ t10:
   activate 11
   exit
 )");
-  Wafer w(emu::arch_profile("wse2"), 1, 1);
-  start_pe(w, p);
-  const RunResult r = w.run(1000);
+  const RunResult r = pe.wafer.run(1000);
   ASSERT_EQ(r.status, RunResult::Status::HANG);
   ASSERT_EQ(r.hang->pes.size(), 1u);
   EXPECT_EQ(r.hang->pes[0].waits[0].kind, emu::Wait::Kind::TASK_BLOCKED);

@@ -36,7 +36,7 @@
 #include <vector>
 
 #include "emulator/wafer.hpp"
-#include "isa/assembler.hpp"
+#include "tests/fixed_program.hpp"
 
 namespace wsemu::reduce_row {
 
@@ -66,16 +66,6 @@ struct Result {
 
 // x_i[k]: small integers, so every sum is exact in fp32 whatever the order.
 inline float value(int i, int k) { return float((i % 5) + 1) * float(k % 3 + 1); }
-
-inline std::shared_ptr<const isa::ObjectImage> assemble(const std::string& source) {
-  isa::AssembleResult r = isa::assemble(source, "reduce.wsa");
-  if (!r.object) {
-    std::string errors;
-    for (const isa::Diagnostic& d : r.errors) errors += d.to_string() + "\n";
-    throw std::runtime_error("a reduce program does not assemble:\n" + errors);
-  }
-  return std::make_shared<const isa::ObjectImage>(std::move(*r.object));
-}
 
 inline emu::ColorRoute route(emu::DirectionMask rx, emu::DirectionMask tx) { return emu::ColorRoute::simple(rx, tx); }
 
@@ -131,7 +121,7 @@ inline Result run(const emu::ArchProfile& profile, Algorithm a, int P, int B) {
     if (i == 0) s += "  tsc r5\n  st32 [t0], r5\n";
     s += body;
     if (i == root) s += "  tsc r5\n  st32 [t1], r5\n";
-    return assemble(s + "  exit\n");
+    return testing::assemble_or_throw(s + "  exit\n", "reduce.wsa");
   };
 
   emu::Wafer w(profile, P, 1);

@@ -199,12 +199,7 @@ TEST(RouteWrite, AColorStartingTornDownIsRewrittenAndFlowsOnTheNewRoute) {
   EXPECT_EQ(w.cycle(), 8u);  // 11 leaves in cycle 7
   EXPECT_EQ(w.edge_output_count(0, 0, Direction::NORTH), 2u);
   EXPECT_EQ(w.edge_output_count(0, 0, Direction::EAST), 0u);
-  const ColorRoute now = *w.route(0, 0, 1);
-  EXPECT_EQ(now.positions[0], (emu::RoutePosition{dirs("W"), dirs("N")}));
-  EXPECT_EQ(now.positions[1], (emu::RoutePosition{dirs("R"), dirs("N")}));
-  EXPECT_EQ(now.num_positions, 2);
-  EXPECT_TRUE(now.ring_mode);
-  EXPECT_EQ(now.current, 0);
+  expect_ring_of_two(*w.route(0, 0, 1), "W", "N", "R", "N");
   EXPECT_FALSE(torn_down(w, 0, 0, 1));
   EXPECT_EQ(read<uint32_t>(w, 0, 0, addr(*prog, "pend0"), 1)[0], 0u);
 
@@ -335,28 +330,16 @@ constexpr const char* kTwoColorsOneQueue = R"(
 
 TEST(OutputQueue, Wse2CarriesEachFaboutsColor) {
   Wafer w(emu::arch_profile("wse2"), 1, 1);
-  w.set_route(0, 0, 1, route("R", "E"));
-  w.set_route(0, 0, 2, route("R", "N"));
-  w.load_program(0, 0, assemble(kTwoColorsOneQueue));
-  w.activate_task(0, 0, 10);
+  start_pe(w, assemble(kTwoColorsOneQueue), {{1, "R", "E"}, {2, "R", "N"}});
   run_ok(w);
-  std::vector<uint32_t> east, north;
-  while (auto wl = w.pop_edge(0, 0, Direction::EAST)) east.push_back(wl->payload);
-  while (auto wl = w.pop_edge(0, 0, Direction::NORTH)) north.push_back(wl->payload);
-  EXPECT_EQ(east, (std::vector<uint32_t>{7, 9}));
-  EXPECT_EQ(north, std::vector<uint32_t>{8});
+  EXPECT_EQ(drain(w, 0, 0, Direction::EAST), (std::vector<uint32_t>{7, 9}));
+  EXPECT_EQ(drain(w, 0, 0, Direction::NORTH), std::vector<uint32_t>{8});
 }
 
 TEST(OutputQueue, Wse3BindsOneColorPerQueue) {
   Wafer w(emu::arch_profile("wse3"), 1, 1);
-  w.set_route(0, 0, 1, route("R", "E"));
-  w.set_route(0, 0, 2, route("R", "N"));
-  w.load_program(0, 0, assemble(kTwoColorsOneQueue));
-  w.activate_task(0, 0, 10);
-  const RunResult r = w.run(1000);
-  ASSERT_EQ(r.status, RunResult::Status::FAULT);
-  EXPECT_NE(r.fault->message.find("through output queue 2, which is bound to color 1"), std::string::npos)
-      << r.fault->message;
+  start_pe(w, assemble(kTwoColorsOneQueue), {{1, "R", "E"}, {2, "R", "N"}});
+  expect_kernel_error(w.run(1000), "through output queue 2, which is bound to color 1");
 }
 
 }  // namespace

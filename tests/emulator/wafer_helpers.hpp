@@ -1,5 +1,6 @@
 // Test helpers for driving a Wafer: assembling test programs, route shorthands, the start of a
-// single-PE test and typed SRAM reads.
+// single-PE test (start_pe, or the SinglePe fixture that also makes the wafer), typed SRAM
+// reads and the check of a kernel error.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,27 +16,22 @@
 #include <vector>
 
 #include "emulator/wafer.hpp"
-#include "isa/assembler.hpp"
+#include "tests/fixed_program.hpp"
 
 namespace wsemu::testing {
 
 using emu::Direction;
 
-// Test programs are written in wsemu assembly and built by the product's assembler. A program
-// that does not assemble fails the test with the assembler's diagnostics and throws, so that
-// nothing runs a half-built program.
+// Test programs are written in wsemu assembly and built by the product's assembler
+// (assemble_or_throw); one that does not assemble also fails the test with the diagnostics.
 inline std::shared_ptr<const isa::ObjectImage> assemble(std::string_view source,
                                                         std::map<std::string, int64_t> params = {}) {
-  isa::AssembleOptions options;
-  options.params = std::move(params);
-  isa::AssembleResult r = isa::assemble(source, "test.wsa", options);
-  if (!r.object) {
-    std::string errors;
-    for (const isa::Diagnostic& d : r.errors) errors += d.to_string() + "\n";
-    ADD_FAILURE() << "the test program does not assemble:\n" << errors;
-    throw std::runtime_error("the test program does not assemble");
+  try {
+    return assemble_or_throw(source, "test.wsa", std::move(params));
+  } catch (const std::runtime_error& e) {
+    ADD_FAILURE() << e.what();
+    throw;
   }
-  return std::make_shared<const isa::ObjectImage>(std::move(*r.object));
 }
 
 // The SRAM address of a data symbol: the assembler places data right after the code, so tests
@@ -66,6 +62,16 @@ inline emu::ColorRoute route(std::string_view rx, std::string_view tx) {
   return emu::ColorRoute::simple(dirs(rx), dirs(tx));
 }
 
+// Checks that `now` is a ring of two positions, rx0 -> tx0 then rx1 -> tx1, back at position 0.
+inline void expect_ring_of_two(const emu::ColorRoute& now, std::string_view rx0, std::string_view tx0,
+                               std::string_view rx1, std::string_view tx1) {
+  EXPECT_EQ(now.positions[0], (emu::RoutePosition{dirs(rx0), dirs(tx0)}));
+  EXPECT_EQ(now.positions[1], (emu::RoutePosition{dirs(rx1), dirs(tx1)}));
+  EXPECT_EQ(now.num_positions, 2);
+  EXPECT_TRUE(now.ring_mode);
+  EXPECT_EQ(now.current, 0);
+}
+
 // A route of a single-PE test: color, receive letters, transmit letters (see dirs()).
 struct PeRoute {
   int color;
@@ -87,6 +93,28 @@ std::vector<T> read(emu::Wafer& w, int x, int y, uint32_t address, size_t n) {
   w.read_sram(x, y, address, std::span<uint8_t>(reinterpret_cast<uint8_t*>(out.data()), n * sizeof(T)));
   return out;
 }
+
+// The entry of most single-PE test programs: `main`, local task 10.
+inline const std::string kMainTask = ".task main, local, 10\n";
+
+// A single-PE test: `source` assembled and started as start_pe() does on a 1 x 1 wafer of the
+// program's .arch (wse2 when it names none); reads go by symbol name.
+struct SinglePe {
+  explicit SinglePe(std::string_view source, std::initializer_list<PeRoute> routes = {}, int task = 10)
+      : program(assemble(source)), wafer(emu::arch_profile(program->arch.empty() ? "wse2" : program->arch), 1, 1) {
+    start_pe(wafer, program, routes, task);
+  }
+
+  template <typename T>
+  std::vector<T> read(std::string_view symbol, size_t n) {
+    return testing::read<T>(wafer, 0, 0, addr(*program, symbol), n);
+  }
+  uint32_t word(std::string_view symbol) { return read<uint32_t>(symbol, 1)[0]; }
+  emu::RunResult run_ok(uint64_t max_cycles = 100000);
+
+  const std::shared_ptr<const isa::ObjectImage> program;
+  emu::Wafer wafer;
+};
 
 // The fp32 bit pattern of `f`, for wavelet payloads that carry floats.
 inline uint32_t fbits(float f) { return std::bit_cast<uint32_t>(f); }
@@ -116,6 +144,35 @@ inline emu::RunResult run_ok(emu::Wafer& w, uint64_t max_cycles = 100000) {
   emu::RunResult r = w.run(max_cycles);
   EXPECT_EQ(r.status, emu::RunResult::Status::QUIESCENT) << r.to_string();
   return r;
+}
+
+inline emu::RunResult SinglePe::run_ok(uint64_t max_cycles) { return testing::run_ok(wafer, max_cycles); }
+
+// `r` ended in a kernel error whose message holds `text`.
+inline void expect_kernel_error(const emu::RunResult& r, std::string_view text) {
+  ASSERT_EQ(r.status, emu::RunResult::Status::FAULT) << r.to_string();
+  EXPECT_EQ(r.fault->kind, emu::FaultKind::KERNEL_ERROR) << r.to_string();
+  EXPECT_NE(r.fault->message.find(text), std::string::npos) << r.fault->to_string();
+}
+
+// A row of a table of programs that must fail: the code that ends the table's program, and the
+// text its kernel error holds.
+struct KernelErrorCase {
+  std::string code, message;
+};
+
+// Runs `program` + each case's code on one PE (SinglePe) for at most `max_cycles`: each must end
+// in its kernel error, which `also(fault)` checks further.
+template <class Check>
+void expect_kernel_errors(const std::string& program, std::initializer_list<KernelErrorCase> cases,
+                          uint64_t max_cycles, Check also) {
+  for (const KernelErrorCase& c : cases) {
+    SCOPED_TRACE(c.code);
+    SinglePe pe(program + c.code);
+    const emu::RunResult r = pe.wafer.run(max_cycles);
+    ASSERT_NO_FATAL_FAILURE(expect_kernel_error(r, c.message));
+    also(*r.fault);
+  }
 }
 
 }  // namespace wsemu::testing

@@ -66,19 +66,33 @@ main:
   return w;
 }
 
+// The chain run with and without wake on input, each to its end: both must end in `status`, in
+// the same cycle and with the same stats (only the tiles stepped may differ).
+struct WokenAndStepped {
+  std::unique_ptr<Wafer> woken, stepped;
+  RunResult woken_run, stepped_run;
+};
+
+WokenAndStepped run_both(int hops, int spin, bool complete, RunResult::Status status) {
+  WokenAndStepped r{chain(true, hops, spin, complete), chain(false, hops, spin, complete), {}, {}};
+  r.woken_run = r.woken->run(100000);
+  r.stepped_run = r.stepped->run(100000);
+  EXPECT_EQ(r.woken_run.status, status) << r.woken_run.to_string();
+  EXPECT_EQ(r.stepped_run.status, status) << r.stepped_run.to_string();
+  EXPECT_EQ(r.woken_run.cycle, r.stepped_run.cycle);
+  EXPECT_EQ(r.woken->stats_json().dump(), r.stepped->stats_json().dump());
+  return r;
+}
+
 TEST(WakeOnInput, SameCyclesResultsAndStatsAsSteppingEveryTile) {
-  auto woken = chain(true, 5, 300, true), stepped = chain(false, 5, 300, true);
-  const RunResult a = woken->run(100000), b = stepped->run(100000);
-  ASSERT_EQ(a.status, RunResult::Status::QUIESCENT) << a.to_string();
-  ASSERT_EQ(b.status, RunResult::Status::QUIESCENT) << b.to_string();
-  EXPECT_EQ(a.cycle, b.cycle);
+  const WokenAndStepped r = run_both(5, 300, true, RunResult::Status::QUIESCENT);
+  Wafer &woken = *r.woken, &stepped = *r.stepped;
   // The sender's counter reaches 300 and it sends 300 three times.
-  EXPECT_EQ(read<uint32_t>(*woken, 6, 0, addr(*woken->program_at(6, 0), "sum"), 1)[0], 900u);
-  EXPECT_EQ(read<uint32_t>(*stepped, 6, 0, addr(*stepped->program_at(6, 0), "sum"), 1)[0], 900u);
-  EXPECT_EQ(woken->stats_json().dump(), stepped->stats_json().dump());
+  EXPECT_EQ(read<uint32_t>(woken, 6, 0, addr(*woken.program_at(6, 0), "sum"), 1)[0], 900u);
+  EXPECT_EQ(read<uint32_t>(stepped, 6, 0, addr(*stepped.program_at(6, 0), "sum"), 1)[0], 900u);
   // The receiver's ~600 cycles of waiting are counted as stalls in both, but not stepped here.
-  EXPECT_GT(woken->core_view(6, 0).stats.stall_cycles[size_t(emu::StallReason::INPUT_QUEUE_EMPTY)], 500u);
-  EXPECT_LT(woken->totals().tile_steps + 500, stepped->totals().tile_steps);
+  EXPECT_GT(woken.core_view(6, 0).stats.stall_cycles[size_t(emu::StallReason::INPUT_QUEUE_EMPTY)], 500u);
+  EXPECT_LT(woken.totals().tile_steps + 500, stepped.totals().tile_steps);
 }
 
 TEST(WakeOnInput, CycleByCycleAndHostInterleavingGiveTheSameStats) {
@@ -96,13 +110,8 @@ TEST(WakeOnInput, CycleByCycleAndHostInterleavingGiveTheSameStats) {
 }
 
 TEST(WakeOnInput, SameHangReportWhenTheLastWaveletNeverComes) {
-  auto woken = chain(true, 4, 100, false), stepped = chain(false, 4, 100, false);
-  const RunResult a = woken->run(100000), b = stepped->run(100000);
-  ASSERT_EQ(a.status, RunResult::Status::HANG) << a.to_string();
-  ASSERT_EQ(b.status, RunResult::Status::HANG) << b.to_string();
-  EXPECT_EQ(a.cycle, b.cycle);
-  EXPECT_EQ(a.to_string(), b.to_string());
-  EXPECT_EQ(woken->stats_json().dump(), stepped->stats_json().dump());
+  const WokenAndStepped r = run_both(4, 100, false, RunResult::Status::HANG);
+  EXPECT_EQ(r.woken_run.to_string(), r.stepped_run.to_string());
 }
 
 }  // namespace
