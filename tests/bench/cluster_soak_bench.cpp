@@ -57,11 +57,8 @@ int main(int argc, char** argv) {
   optimizer.kind = "momentum";
   optimizer.lr = 0.02f;
   const SyntheticModel model = SyntheticModel::small(41);
-  auto options = cluster_options(4, 2, optimizer);
-  options.memoryx_args.insert(options.memoryx_args.end(), {"--checkpoint-every", "25"});
-  LocalCluster cluster(options);
-  cluster.start();
-  init_model(cluster, model, optimizer);
+  LocalCluster cluster(cluster_options(4, 2, optimizer, {"--checkpoint-every", "25"}));
+  start_with_model(cluster, model, optimizer);
 
   // Rounds of 50 steps until the time is up; the faults come from this thread meanwhile.
   std::atomic<bool> stop_training{false};

@@ -100,6 +100,19 @@ class RawPeer {
   std::string nonce_;
 };
 
+// The node refused `peer`'s handshake and closed the connection: the reason it gave.
+std::string refused_handshake(RawPeer& peer) {
+  std::string received;
+  EXPECT_TRUE(peer.closed_by_node(&received));
+  const auto frames = RawPeer::frames(received);
+  if (frames.empty()) {
+    ADD_FAILURE() << "no reply to the handshake";
+    return "";
+  }
+  EXPECT_FALSE(frames[0].hello_reply().accepted());
+  return frames[0].hello_reply().reason();
+}
+
 std::string length_prefix(uint32_t length) {
   std::string out(4, '\0');
   for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((length >> (8 * i)) & 0xFF);
@@ -188,12 +201,7 @@ class ClusterBadInput : public ::testing::Test {
       SCOPED_TRACE("wrong token");
       RawPeer peer(address);
       peer.send(peer.hello(cluster_->token() + "x"));
-      std::string received;
-      EXPECT_TRUE(peer.closed_by_node(&received));
-      const auto frames = RawPeer::frames(received);
-      ASSERT_GE(frames.size(), 1u);
-      EXPECT_FALSE(frames[0].hello_reply().accepted());
-      EXPECT_EQ(frames[0].hello_reply().reason(), "wrong token (or a replayed handshake)");
+      EXPECT_EQ(refused_handshake(peer), "wrong token (or a replayed handshake)");
       expect_serving(address, memoryx);
     }
     {
@@ -211,24 +219,14 @@ class ClusterBadInput : public ::testing::Test {
       RawPeer second(address);
       EXPECT_NE(second.nonce(), first.nonce());
       second.send(recorded);
-      std::string received;
-      EXPECT_TRUE(second.closed_by_node(&received));
-      const auto frames = RawPeer::frames(received);
-      ASSERT_GE(frames.size(), 1u);
-      EXPECT_FALSE(frames[0].hello_reply().accepted());
-      EXPECT_EQ(frames[0].hello_reply().reason(), "wrong token (or a replayed handshake)");
+      EXPECT_EQ(refused_handshake(second), "wrong token (or a replayed handshake)");
       expect_serving(address, memoryx);
     }
     {
       SCOPED_TRACE("wrong version");
       RawPeer peer(address);
       peer.send(peer.hello(cluster_->token(), kProtocolVersion + 40));
-      std::string received;
-      EXPECT_TRUE(peer.closed_by_node(&received));
-      const auto frames = RawPeer::frames(received);
-      ASSERT_GE(frames.size(), 1u);
-      EXPECT_FALSE(frames[0].hello_reply().accepted());
-      EXPECT_NE(frames[0].hello_reply().reason().find("protocol version 42"), std::string::npos);
+      EXPECT_NE(refused_handshake(peer).find("protocol version 42"), std::string::npos);
       expect_serving(address, memoryx);
     }
     {

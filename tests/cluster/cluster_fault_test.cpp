@@ -43,11 +43,8 @@ TEST(ClusterFaults, KillingMemoryXAtARandomStepAndRestartingItLosesNothing) {
   Watchdog watchdog(std::chrono::seconds(100), "memoryx kill -9 run");
   const auto optimizer = momentum();
   const SyntheticModel model = SyntheticModel::small(21);
-  auto options = cluster_options(4, 2, optimizer);
-  options.memoryx_args.insert(options.memoryx_args.end(), {"--checkpoint-every", "7"});
-  LocalCluster cluster(options);
-  cluster.start();
-  init_model(cluster, model, optimizer);
+  LocalCluster cluster(cluster_options(4, 2, optimizer, {"--checkpoint-every", "7"}));
+  start_with_model(cluster, model, optimizer);
   std::mt19937 random(std::random_device{}());
   const uint64_t kill_at = 5 + random() % 40;
   const auto downtime = std::chrono::milliseconds(random() % 300);
@@ -77,8 +74,7 @@ TEST(ClusterFaults, KillingSwarmXNodesAndRestartingThemLosesNothing) {
   const auto optimizer = momentum();
   const SyntheticModel model = SyntheticModel::small(22);
   LocalCluster cluster(cluster_options(4, 2, optimizer));
-  cluster.start();
-  init_model(cluster, model, optimizer);
+  start_with_model(cluster, model, optimizer);
   std::mt19937 random(std::random_device{}());
   const uint64_t kill_root_at = 3 + random() % 20;
   const uint64_t kill_leaf_node_at = kill_root_at + 3 + random() % 20;
@@ -102,33 +98,35 @@ TEST(ClusterFaults, KillingSwarmXNodesAndRestartingThemLosesNothing) {
   EXPECT_GE(result.reconnects, 2u);  // the two leaves under the killed level-0 node at least
 }
 
+// Kills MemoryX 0 with `signal` and restarts it: it must come back with the weights it had,
+// which are returned.
+std::vector<std::vector<float>> expect_restart_keeps_the_model(LocalCluster& cluster, const SyntheticModel& model,
+                                                               int signal) {
+  const auto before = read_model(cluster, model);
+  cluster.kill_memoryx(0, signal);
+  cluster.restart_memoryx(0);
+  EXPECT_TRUE(bit_identical(read_model(cluster, model), before));
+  return before;
+}
+
 TEST(ClusterFaults, MemoryXRestartsFromItsStoreWithIdenticalState) {
   Watchdog watchdog(std::chrono::seconds(60), "memoryx restart");
   const ReferenceOptimizer optimizer{.kind = "adam", .lr = 0.01f};
   const SyntheticModel model = SyntheticModel::small(23);
-  auto options = cluster_options(1, 1, optimizer);
-  options.memoryx_args.insert(options.memoryx_args.end(),
-                              {"--checkpoint-every", "4", "--memory-budget", "8K"});
-  LocalCluster cluster(options);
-  cluster.start();
-  init_model(cluster, model, optimizer);
+  LocalCluster cluster(
+      cluster_options(1, 1, optimizer, {"--checkpoint-every", "4", "--memory-budget", "8K"}));
+  start_with_model(cluster, model, optimizer);
   LeafRunOptions run;
   run.steps = 10;
   ASSERT_TRUE(run_leaves(cluster, model, 1, run).errors.empty());
-  const auto before = read_model(cluster, model);
   // A clean stop (final checkpoint), then a crash with log records after the last checkpoint.
-  cluster.kill_memoryx(0, SIGTERM);
-  cluster.restart_memoryx(0);
-  EXPECT_TRUE(bit_identical(read_model(cluster, model), before));
+  expect_restart_keeps_the_model(cluster, model, SIGTERM);
   // Ten more steps (checkpoint at 12 and 16, records for 17..19 only in the log), then kill -9.
   LeafRunOptions more = run;
   more.first_step = 10;
   more.steps = 20;
   ASSERT_TRUE(run_leaves(cluster, model, 1, more).errors.empty());
-  const auto after = read_model(cluster, model);
-  cluster.kill_memoryx(0, SIGKILL);
-  cluster.restart_memoryx(0);
-  EXPECT_TRUE(bit_identical(read_model(cluster, model), after));
+  const auto after = expect_restart_keeps_the_model(cluster, model, SIGKILL);
   EXPECT_TRUE(bit_identical(after, reference_train(model, optimizer, 1, 1, 20)));
 }
 
@@ -141,11 +139,8 @@ TEST(ClusterFaults, AFullDiskPausesTheRunAndLosesNothing) {
   Watchdog watchdog(std::chrono::seconds(100), "memoryx full disk run");
   const auto optimizer = momentum();
   const SyntheticModel model = SyntheticModel::small(24);
-  auto options = cluster_options(4, 2, optimizer);
-  options.memoryx_args.insert(options.memoryx_args.end(), {"--checkpoint-every", "7"});
-  LocalCluster cluster(options);
-  cluster.start();
-  init_model(cluster, model, optimizer);
+  LocalCluster cluster(cluster_options(4, 2, optimizer, {"--checkpoint-every", "7"}));
+  start_with_model(cluster, model, optimizer);
   ClientOptions control_options;
   control_options.address = cluster.memoryx_addresses().at(0);
   control_options.token = cluster.token();

@@ -169,12 +169,20 @@ std::vector<std::vector<float>> reference_train(const SyntheticModel& model,
 }
 
 LocalClusterOptions cluster_options(uint32_t leaves, uint32_t fanout,
-                                    const ReferenceOptimizer& optimizer) {
+                                    const ReferenceOptimizer& optimizer,
+                                    const std::vector<std::string>& memoryx_extra) {
   LocalClusterOptions options;
   options.leaves = leaves;
   options.fanout = fanout;
   options.memoryx_args = optimizer.memoryx_args();
+  options.memoryx_args.insert(options.memoryx_args.end(), memoryx_extra.begin(), memoryx_extra.end());
   return options;
+}
+
+void start_with_model(LocalCluster& cluster, const SyntheticModel& model,
+                      const ReferenceOptimizer& optimizer, const std::string& tls_ca) {
+  cluster.start();
+  init_model(cluster, model, optimizer, tls_ca);
 }
 
 void init_model(const LocalCluster& cluster, const SyntheticModel& model,

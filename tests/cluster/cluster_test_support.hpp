@@ -86,8 +86,15 @@ std::vector<std::vector<float>> read_model(const LocalCluster& cluster,
 ::testing::AssertionResult bit_identical(const std::vector<std::vector<float>>& actual,
                                          const std::vector<std::vector<float>>& expected);
 
+// A cluster of `leaves` under a tree of `fanout`, MemoryX running `optimizer` with
+// `memoryx_extra` after the optimizer's arguments.
 LocalClusterOptions cluster_options(uint32_t leaves, uint32_t fanout,
-                                    const ReferenceOptimizer& optimizer);
+                                    const ReferenceOptimizer& optimizer,
+                                    const std::vector<std::string>& memoryx_extra = {});
+
+// Starts `cluster` and loads the model's initial weights with the optimizer (init_model).
+void start_with_model(LocalCluster& cluster, const SyntheticModel& model,
+                      const ReferenceOptimizer& optimizer, const std::string& tls_ca = "");
 
 // Ends the process (exit code 3) if it is still alive after `limit`.
 class Watchdog {

@@ -76,8 +76,7 @@ TEST(ClusterTls, ATlsClusterTrainsBitIdenticallyToTheReference) {
   const ReferenceOptimizer optimizer{.kind = "adam", .lr = 0.01f};
   const SyntheticModel model = SyntheticModel::small(31);
   LocalCluster cluster(tls_cluster(pki, optimizer));
-  cluster.start();
-  init_model(cluster, model, optimizer, pki.ca.string());
+  start_with_model(cluster, model, optimizer, pki.ca.string());
   LeafRunOptions options;
   options.steps = 12;
   options.tls_ca = pki.ca.string();

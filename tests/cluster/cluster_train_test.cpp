@@ -38,8 +38,7 @@ TEST(ClusterTrain, RandomOrderAndDelaysStillGiveIdenticalWeights) {
   const ReferenceOptimizer optimizer{.kind = "adam", .lr = 0.005f, .weight_decay = 0.01f};
   const SyntheticModel model = SyntheticModel::small(12);
   LocalCluster cluster(cluster_options(4, 2, optimizer));
-  cluster.start();
-  init_model(cluster, model, optimizer);
+  start_with_model(cluster, model, optimizer);
   LeafRunOptions options;
   options.steps = kSteps;
   options.shuffle_chunks = true;
@@ -63,8 +62,7 @@ TEST(ClusterTrain, SparseAndDenseStreamsGiveTheSameWeightsWhenTheDroppedValuesAr
 
   auto run = [&](bool sparse, LeafRunResult& result) {
     LocalCluster cluster(cluster_options(2, 2, optimizer));
-    cluster.start();
-    init_model(cluster, model, optimizer);
+    start_with_model(cluster, model, optimizer);
     LeafRunOptions options;
     options.steps = kSparseSteps;
     if (sparse) {
@@ -96,8 +94,7 @@ TEST(ClusterTrain, TwoMemoryXShardsSplitTheTensorsAndMatchTheReference) {
   auto options = cluster_options(2, 4, optimizer);
   options.shards = 2;
   LocalCluster cluster(options);
-  cluster.start();
-  init_model(cluster, model, optimizer);
+  start_with_model(cluster, model, optimizer);
   LeafRunOptions run;
   run.steps = 10;
   const LeafRunResult result = run_leaves(cluster, model, 2, run);

@@ -156,37 +156,34 @@ TEST(Executable, RejectsForeignAndDamagedFiles) {
   EXPECT_THROW(load_executable("/nonexistent/k.wsx"), ExecutableError);
 }
 
-TEST(Executable, RejectsInconsistentContents) {
+// The load error of the sample executable after `damage`.
+template <class Damage>
+std::string damaged_error(Damage damage) {
   Executable bad = sample();
-  bad.rects[0].runs.back().count = 5;  // covers 7 PEs of a 2 x 2 rect
-  EXPECT_EQ(load_error(serialize_executable(bad)),
+  damage(bad);
+  return load_error(serialize_executable(bad));
+}
+
+TEST(Executable, RejectsInconsistentContents) {
+  // The runs cover 7 PEs of a 2 x 2 rect.
+  EXPECT_EQ(damaged_error([](Executable& e) { e.rects[0].runs.back().count = 5; }),
             "k.wsx: corrupted executable: rect 'compute': its runs cover 7 PEs, not 4");
-  bad = sample();
-  bad.pe_configs[1].program = 7;
-  EXPECT_EQ(load_error(serialize_executable(bad)),
+  EXPECT_EQ(damaged_error([](Executable& e) { e.pe_configs[1].program = 7; }),
             "k.wsx: corrupted executable: PE configuration 1 names program 7 of 2");
-  bad = sample();
-  bad.rects[1].x = 4;
-  EXPECT_EQ(load_error(serialize_executable(bad)),
+  EXPECT_EQ(damaged_error([](Executable& e) { e.rects[1].x = 4; }),
             "k.wsx: corrupted executable: rect 'relay' overlaps rect 'compute'");
-  bad = sample();
-  bad.symbols.push_back({"go", "y", isa::ElemType::F32, 1, 0, true, true});
-  EXPECT_EQ(load_error(serialize_executable(bad)),
+  EXPECT_EQ(damaged_error([](Executable& e) {
+              e.symbols.push_back({"go", "y", isa::ElemType::F32, 1, 0, true, true});
+            }),
             "k.wsx: corrupted executable: host name 'go' appears twice");
   // Cross references into the programs: `wsemu run` looked these up without checking.
-  bad = sample();
-  bad.symbols[0].program_symbol = "missing";
-  EXPECT_EQ(load_error(serialize_executable(bad)),
+  EXPECT_EQ(damaged_error([](Executable& e) { e.symbols[0].program_symbol = "missing"; }),
             "k.wsx: corrupted executable: symbol 'y' names 'missing', which no program of its rect "
             "defines");
-  bad = sample();
-  bad.symbols[0].elems_per_pe = 5;
-  EXPECT_EQ(load_error(serialize_executable(bad)),
+  EXPECT_EQ(damaged_error([](Executable& e) { e.symbols[0].elems_per_pe = 5; }),
             "k.wsx: corrupted executable: symbol 'y' says 5 f32 per PE, but 'y' of program 0 "
             "('pe.wsa') is f32[4]");
-  bad = sample();
-  bad.functions[0].program_function = "nowhere";
-  EXPECT_EQ(load_error(serialize_executable(bad)),
+  EXPECT_EQ(damaged_error([](Executable& e) { e.functions[0].program_function = "nowhere"; }),
             "k.wsx: corrupted executable: function 'go' names 'nowhere', which program 0 "
             "('pe.wsa') does not define");
 }

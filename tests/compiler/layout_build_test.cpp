@@ -32,6 +32,12 @@ class LayoutBuild : public LayoutScratchFolder {
              ":" + std::to_string(d.line) + ":" + std::to_string(d.col) + " " + d.message + "\n";
     return out;
   }
+  // The build of `layout` fails with an error that holds `message`.
+  ::testing::AssertionResult fails_with(const std::string& layout, const std::string& message) {
+    const std::string out = errors(layout);
+    if (out.find(message) != std::string::npos) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "no '" << message << "' in:\n" << out;
+  }
 };
 
 TEST_F(LayoutBuild, IdenticalObjectsAreStoredOnce) {
@@ -145,24 +151,19 @@ rect all at (0, 0) size 762 x 1176 {
 
 TEST_F(LayoutBuild, ErrorsThatNeedTheAssembledProgram) {
   const std::string head = "fabric 2 x 1\nrect r at (0, 0) size 2 x 1 {\n  program \"q.wsa\" { M = 4, K = 0 }\n";
-  EXPECT_NE(errors(head + "  export symbol z : f32[4]\n}\n")
-                .find("error t.wsl:4:17 exported symbol 'z' is not in program 'q.wsa' for rect 'r' "
-                      "(PE (0, 0): K = 0, M = 4) (its symbols: y, n)"),
-            std::string::npos);
-  EXPECT_NE(errors(head + "  export symbol y : i32[4]\n}\n")
-                .find("error t.wsl:4:21 symbol 'y' is f32[4] in program 'q.wsa'"),
-            std::string::npos);
-  EXPECT_NE(errors(head + "  export symbol y : f32[5]\n}\n")
-                .find("error t.wsl:4:25 symbol 'y' has 4 elements in program 'q.wsa' for rect 'r' "
-                      "(PE (0, 0): K = 0, M = 4), fewer than the 5 per PE the export says"),
-            std::string::npos);
-  EXPECT_NE(errors(head + "  export function run\n}\n")
-                .find("error t.wsl:4:19 exported function 'run' is not in program"),
-            std::string::npos);
-  EXPECT_NE(errors(head + "  export function helper\n}\n")
-                .find("function 'helper' of program 'q.wsa' for rect 'r' (PE (0, 0): K = 0, "
-                      "M = 4) is not exported by the program"),
-            std::string::npos);
+  EXPECT_TRUE(fails_with(head + "  export symbol z : f32[4]\n}\n",
+                         "error t.wsl:4:17 exported symbol 'z' is not in program 'q.wsa' for rect 'r' "
+                         "(PE (0, 0): K = 0, M = 4) (its symbols: y, n)"));
+  EXPECT_TRUE(fails_with(head + "  export symbol y : i32[4]\n}\n",
+                         "error t.wsl:4:21 symbol 'y' is f32[4] in program 'q.wsa'"));
+  EXPECT_TRUE(fails_with(head + "  export symbol y : f32[5]\n}\n",
+                         "error t.wsl:4:25 symbol 'y' has 4 elements in program 'q.wsa' for rect 'r' "
+                         "(PE (0, 0): K = 0, M = 4), fewer than the 5 per PE the export says"));
+  EXPECT_TRUE(fails_with(head + "  export function run\n}\n",
+                         "error t.wsl:4:19 exported function 'run' is not in program"));
+  EXPECT_TRUE(fails_with(head + "  export function helper\n}\n",
+                         "function 'helper' of program 'q.wsa' for rect 'r' (PE (0, 0): K = 0, "
+                         "M = 4) is not exported by the program"));
   // 11300 floats: 45200 bytes of data, more than the 45056 a program may use.
   std::string big = errors(
       "fabric 2 x 1\nrect r at (0, 0) size 2 x 1 {\n  program \"q.wsa\" { M = 11300, K = 0 }\n}\n");

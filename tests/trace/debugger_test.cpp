@@ -11,8 +11,6 @@
 namespace wsemu::testing {
 namespace {
 
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
-
 // Runs the commands; returns everything the debugger printed.
 std::string session(emu::Wafer& wafer, const std::string& script, debug::Debugger** keep = nullptr) {
   std::ostringstream out;
@@ -40,27 +38,31 @@ print got at 1,0
 )");
   // The first `recv` is picked at cycle 8 (tests/trace/golden/two_pe_send.log) and the run
   // stops there.
-  EXPECT_TRUE(contains(out, "breakpoint 1 at cycle 8: PE(1,0) picked task 4 'recv'")) << out;
-  EXPECT_TRUE(contains(out, "PE(1,0) task 4 'recv' pc 0: ld32 r1, [got]")) << out;
-  // Three more cycles run ld32 (9), add (10), st32 (11): got = 7, r1 = 7; the clock shows 12.
-  EXPECT_TRUE(contains(out, "(wsemu) step 3\ncycle 12\n")) << out;
-  EXPECT_TRUE(contains(out, "(wsemu) print got\ngot = 7\n")) << out;
-  EXPECT_TRUE(contains(out, "(wsemu) print r1\nr1 = 7 (0x7")) << out;
-  // The second wavelet's task is picked at cycle 13; its add has not happened yet.
-  EXPECT_TRUE(contains(out, "breakpoint 1 at cycle 13: PE(1,0) picked task 4 'recv'")) << out;
-  EXPECT_TRUE(contains(out, "(wsemu) print got\ngot = 7\n(wsemu) delete 1")) << out;
-  EXPECT_TRUE(contains(out, "the wafer is quiescent at cycle 18")) << out;
-  EXPECT_TRUE(contains(out, "(wsemu) print got at 1,0\ngot = 16\n")) << out;
+  EXPECT_TRUE(holds_all(out, {
+      "breakpoint 1 at cycle 8: PE(1,0) picked task 4 'recv'",
+      "PE(1,0) task 4 'recv' pc 0: ld32 r1, [got]",
+      // Three more cycles run ld32 (9), add (10), st32 (11): got = 7, r1 = 7; the clock shows 12.
+      "(wsemu) step 3\ncycle 12\n",
+      "(wsemu) print got\ngot = 7\n",
+      "(wsemu) print r1\nr1 = 7 (0x7",
+      // The second wavelet's task is picked at cycle 13; its add has not happened yet.
+      "breakpoint 1 at cycle 13: PE(1,0) picked task 4 'recv'",
+      "(wsemu) print got\ngot = 7\n(wsemu) delete 1",
+      "the wafer is quiescent at cycle 18",
+      "(wsemu) print got at 1,0\ngot = 16\n",
+  }));
 }
 
 TEST(Debugger, PcBreakpointStopsBeforeTheInstruction) {
   auto wafer = two_pe_send_wafer();
   // st32 is pc 2 of the accumulator; it runs at cycle 11, so the stop comes after cycle 10.
   const std::string out = session(*wafer, "break pc 2 at 1,0\ncontinue\nprint got\nprint r1\nstep\nprint got\n");
-  EXPECT_TRUE(contains(out, "breakpoint 1 at cycle 10: PE(1,0) is about to run pc 2")) << out;
-  EXPECT_TRUE(contains(out, "PE(1,0) task 4 'recv' pc 2: st32 [got], r1")) << out;
-  EXPECT_TRUE(contains(out, "(wsemu) print got\ngot = 0\n(wsemu) print r1\nr1 = 7")) << out;
-  EXPECT_TRUE(contains(out, "(wsemu) step\ncycle 12\n(wsemu) print got\ngot = 7\n")) << out;
+  EXPECT_TRUE(holds_all(out, {
+      "breakpoint 1 at cycle 10: PE(1,0) is about to run pc 2",
+      "PE(1,0) task 4 'recv' pc 2: st32 [got], r1",
+      "(wsemu) print got\ngot = 0\n(wsemu) print r1\nr1 = 7",
+      "(wsemu) step\ncycle 12\n(wsemu) print got\ngot = 7\n",
+  }));
 }
 
 TEST(Debugger, WatchWaveletAndCycleBreakpoints) {
@@ -74,26 +76,30 @@ continue
 continue
 info breakpoints
 )");
-  EXPECT_TRUE(contains(out, "breakpoint 1: the wafer reached cycle 3")) << out;
-  EXPECT_TRUE(contains(out, "breakpoint 2 at cycle 6: PE(1,0)'s router sent a wavelet of color 4 to the core (RAMP): payload 0x00000007")) << out;
-  EXPECT_TRUE(contains(out, "breakpoint 2 at cycle 8: PE(1,0)'s router sent a wavelet of color 4 to the core (RAMP): payload 0x00000009")) << out;
-  EXPECT_TRUE(contains(out, "watchpoint 3 at cycle 11: got (0x")) << out;
-  EXPECT_TRUE(contains(out, "changed from 0 to 7")) << out;
-  EXPECT_TRUE(contains(out, "2 break wavelet on color 4 at PE(1,0) (hit 2 times)")) << out;
+  EXPECT_TRUE(holds_all(out, {
+      "breakpoint 1: the wafer reached cycle 3",
+      "breakpoint 2 at cycle 6: PE(1,0)'s router sent a wavelet of color 4 to the core (RAMP): payload 0x00000007",
+      "breakpoint 2 at cycle 8: PE(1,0)'s router sent a wavelet of color 4 to the core (RAMP): payload 0x00000009",
+      "watchpoint 3 at cycle 11: got (0x",
+      "changed from 0 to 7",
+      "2 break wavelet on color 4 at PE(1,0) (hit 2 times)",
+  }));
 }
 
 TEST(Debugger, WhereAndHangOnTheDeadlock) {
   auto wafer = deadlock_wafer();
   const std::string out = session(*wafer, "continue\nwhere\nwhere 1,0,1,1\ninfo queues at 0,0\ninfo routes at 0,0\n");
-  EXPECT_TRUE(contains(out, "the run hangs at cycle 2")) << out;
-  EXPECT_TRUE(contains(out, "deadlock: PE(0,0) -> PE(1,0) -> PE(0,0)")) << out;
-  EXPECT_TRUE(contains(out, "PE(0,0): task 10 'exchange' pc 0 `recv r1, 1")) << out;
-  EXPECT_TRUE(contains(out, "stalled: input_queue_empty (color 2)")) << out;
-  EXPECT_TRUE(contains(out, "stalled: input_queue_empty (color 1)")) << out;
-  EXPECT_TRUE(contains(out, "(wsemu) where 1,0,1,1\n  PE(1,0): task 10")) << out;
-  EXPECT_TRUE(contains(out, "input queue 1: color 2, 0 wavelet(s)")) << out;
-  EXPECT_TRUE(contains(out, "color  1: rx RAMP -> tx E")) << out;
-  EXPECT_TRUE(contains(out, "color  2: rx E -> tx RAMP")) << out;
+  EXPECT_TRUE(holds_all(out, {
+      "the run hangs at cycle 2",
+      "deadlock: PE(0,0) -> PE(1,0) -> PE(0,0)",
+      "PE(0,0): task 10 'exchange' pc 0 `recv r1, 1",
+      "stalled: input_queue_empty (color 2)",
+      "stalled: input_queue_empty (color 1)",
+      "(wsemu) where 1,0,1,1\n  PE(1,0): task 10",
+      "input queue 1: color 2, 0 wavelet(s)",
+      "color  1: rx RAMP -> tx E",
+      "color  2: rx E -> tx RAMP",
+  }));
 }
 
 TEST(Debugger, BadCommandsSayWhatIsWrongAndDoNotStop) {
@@ -107,11 +113,13 @@ TEST(Debugger, BadCommandsSayWhatIsWrongAndDoNotStop) {
   EXPECT_TRUE(dbg.execute("print got[3] at 1,0"));
   EXPECT_TRUE(dbg.any_command_failed());
   const std::string s = out.str();
-  EXPECT_TRUE(contains(s, "error: unknown command 'frobnicate'")) << s;
-  EXPECT_TRUE(contains(s, "error: PE(1,0)'s program has no symbol, register or descriptor 'nosuchsymbol'")) << s;
-  EXPECT_TRUE(contains(s, "error: 'nolabel' is neither an instruction index nor a label")) << s;
-  EXPECT_TRUE(contains(s, "error: PE(9,9) is outside the 2x1 fabric")) << s;
-  EXPECT_TRUE(contains(s, "error: got has 1 elements")) << s;
+  EXPECT_TRUE(holds_all(s, {
+      "error: unknown command 'frobnicate'",
+      "error: PE(1,0)'s program has no symbol, register or descriptor 'nosuchsymbol'",
+      "error: 'nolabel' is neither an instruction index nor a label",
+      "error: PE(9,9) is outside the 2x1 fabric",
+      "error: got has 1 elements",
+  }));
   EXPECT_FALSE(dbg.execute("quit"));
   EXPECT_EQ(wafer->cycle(), 0u) << "inspection never runs the wafer";
 }

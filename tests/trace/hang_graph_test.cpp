@@ -17,8 +17,6 @@ namespace {
 
 class HangGraph : public ScratchDir {};
 
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
-
 TEST_F(HangGraph, DeadlockNamesBothPesTasksAndColors) {
   auto wafer = deadlock_wafer();
   const emu::RunResult r = wafer->run(1000);
@@ -39,12 +37,14 @@ TEST_F(HangGraph, DeadlockNamesBothPesTasksAndColors) {
   EXPECT_EQ(g.deadlock, (std::vector<std::pair<int, int>>{{0, 0}, {1, 0}}));
 
   const std::string text = g.to_text();
-  EXPECT_TRUE(contains(text, "PE(0,0) task 10 'exchange': blocked")) << text;
-  EXPECT_TRUE(contains(text, "PE(1,0) task 10 'exchange': blocked")) << text;
-  EXPECT_TRUE(contains(text, "-> waits for PE(1,0) task 10 'exchange' on color 2")) << text;
-  EXPECT_TRUE(contains(text, "-> waits for PE(0,0) task 10 'exchange' on color 1")) << text;
-  EXPECT_TRUE(contains(text, "input queue 1 (color 2) is empty")) << text;
-  EXPECT_TRUE(contains(text, "deadlock: PE(0,0) -> PE(1,0) -> PE(0,0)")) << text;
+  EXPECT_TRUE(holds_all(text, {
+      "PE(0,0) task 10 'exchange': blocked",
+      "PE(1,0) task 10 'exchange': blocked",
+      "-> waits for PE(1,0) task 10 'exchange' on color 2",
+      "-> waits for PE(0,0) task 10 'exchange' on color 1",
+      "input queue 1 (color 2) is empty",
+      "deadlock: PE(0,0) -> PE(1,0) -> PE(0,0)",
+  }));
 
   const std::string dot = g.to_dot();
   EXPECT_TRUE(contains(dot, "\"P0.0\" -> \"P1.0\" [label=\"color 2\"]")) << dot;

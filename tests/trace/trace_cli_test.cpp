@@ -16,8 +16,6 @@
 namespace wsemu::testing {
 namespace {
 
-bool contains(const std::string& haystack, const std::string& needle) { return haystack.find(needle) != std::string::npos; }
-
 class TraceCli : public ScratchDir {
  protected:
   void SetUp() override {
@@ -137,17 +135,21 @@ TEST_F(TraceCli, DebugBatchWaveletBreakWhereWatchAndReplay) {
                                      "print y\n";
   const int rc = sh(wsemu_ + " debug " + path("gemv.wsx") + inputs_ + " --batch " + path("cmds.txt"));
   EXPECT_EQ(rc, 0) << output_;
-  EXPECT_TRUE(contains(output_, "PE(1,1)'s router sent a wavelet of color 23 to the core (RAMP)")) << output_;
-  // The wavelet stop comes before the picker has seen the landing: PE(1,1) is still idle.
-  EXPECT_TRUE(contains(output_, "(wsemu) where 1,1,1,1\n* PE(1,1): idle\n")) << output_;
-  // The watch prints an f32 word as a float (10, not its bits 1092616192).
-  EXPECT_TRUE(contains(output_, "y (0x")) << output_;
-  EXPECT_TRUE(contains(output_, "at PE(1,1) changed from 0 to 10\n")) << output_;
-  EXPECT_TRUE(contains(output_, "(wsemu) print y[0]\ny[0] = 10\n")) << output_;
+  EXPECT_TRUE(holds_all(output_, {
+      "PE(1,1)'s router sent a wavelet of color 23 to the core (RAMP)",
+      // The wavelet stop comes before the picker has seen the landing: PE(1,1) is still idle.
+      "(wsemu) where 1,1,1,1\n* PE(1,1): idle\n",
+      // The watch prints an f32 word as a float (10, not its bits 1092616192).
+      "y (0x",
+      "at PE(1,1) changed from 0 to 10\n",
+      "(wsemu) print y[0]\ny[0] = 10\n",
+  }));
   EXPECT_TRUE(contains(output_, "(wsemu) where 1,1,1,1\n* PE(1,1): task ")) << "the launched function runs\n" << output_;
-  EXPECT_TRUE(contains(output_, "changed from 10 to 12\n")) << output_;
-  EXPECT_TRUE(contains(output_, "(wsemu) print y[0]\ny[0] = 12\n")) << output_;
-  EXPECT_TRUE(contains(output_, "(0x40000000")) << output_;
+  EXPECT_TRUE(holds_all(output_, {
+      "changed from 10 to 12\n",
+      "(wsemu) print y[0]\ny[0] = 12\n",
+      "(0x40000000",
+  }));
   std::string expected = "y = [";
   for (size_t i = 0; i < y_.size(); ++i) expected += fmt::format("{}{}", i ? ", " : "", y_[i]);
   EXPECT_TRUE(contains(output_, expected + "]")) << "expected " << expected << "\n" << output_;

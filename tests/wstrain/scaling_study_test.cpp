@@ -16,7 +16,9 @@
 
 namespace {
 
+using wsemu::wstrain::fresh_temp_dir;
 using wsemu::wstrain::run_cli;
+using wsemu::wstrain::run_cli_ok;
 
 std::vector<std::string> split(const std::string& line) {
   std::vector<std::string> cells;
@@ -26,12 +28,10 @@ std::vector<std::string> split(const std::string& line) {
 }
 
 TEST(ScalingStudy, WritesTheTableTheCsvAndThePlot) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "wsemu-scaling-study-test";
-  std::filesystem::remove_all(dir);
-  std::string out;
-  ASSERT_EQ(run_cli("train --scaling-study --scaling-wafers 1,2 --model mlp:16,12,4 --dataset synthetic "
-                    "--synthetic-samples 256 --batch 4 --steps 2 --lr 0.01 -q --out " + dir.string(), out), 0)
-      << out;
+  const std::filesystem::path dir = fresh_temp_dir("wsemu-scaling-study-test");
+  const std::string out = run_cli_ok("train --scaling-study --scaling-wafers 1,2 --model mlp:16,12,4 --dataset "
+                                     "synthetic --synthetic-samples 256 --batch 4 --steps 2 --lr 0.01 -q --out " +
+                                     dir.string());
   EXPECT_NE(out.find("speed-up"), std::string::npos) << out;
   EXPECT_NE(out.find("critical path"), std::string::npos) << out;
 
@@ -84,14 +84,12 @@ TEST(ScalingStudy, WritesTheTableTheCsvAndThePlot) {
 // tree's depth shows: both exceed the 1-wafer step (one level) by the model's extra latency, one
 // SwarmX-to-SwarmX hop down and one up, 2 x 20 us x 850 cycles/us = 34,000 cycles a step.
 TEST(ScalingStudy, AProjectionIsTheMeasuredClusterWhereBothRun) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "wsemu-scaling-projection-test";
-  std::filesystem::remove_all(dir);
-  std::string out;
-  ASSERT_EQ(run_cli("train --scaling-study --scaling-wafers 1,4 --scaling-project 4 --fanout 2 "
-                    "--net down.swarmx-swarmx.us=20 --net up.swarmx-swarmx.us=20 --model mlp:16,12,4 "
-                    "--dataset synthetic --synthetic-samples 256 --batch 4 --steps 3 --lr 0.01 -q --out " +
-                        dir.string(), out), 0)
-      << out;
+  const std::filesystem::path dir = fresh_temp_dir("wsemu-scaling-projection-test");
+  const std::string out = run_cli_ok("train --scaling-study --scaling-wafers 1,4 --scaling-project 4 --fanout 2 "
+                                     "--net down.swarmx-swarmx.us=20 --net up.swarmx-swarmx.us=20 --model "
+                                     "mlp:16,12,4 --dataset synthetic --synthetic-samples 256 --batch 4 --steps 3 "
+                                     "--lr 0.01 -q --out " +
+                                     dir.string());
   std::ifstream csv(dir / "scaling.csv");
   ASSERT_TRUE(csv) << out;
   std::string line;

@@ -11,46 +11,42 @@
 namespace wsemu::wstrain {
 namespace {
 
+TensorComparison compared(const std::vector<float>& got, const std::vector<float>& want) {
+  TensorComparison c;
+  compare_into(c, got, want);
+  return c;
+}
+
 TEST(TensorComparison, EqualTensorsAreIdentical) {
   const std::vector<float> a = {1.0f, -2.5f, 0.0f};
-  TensorComparison c;
-  compare_into(c, a, a);
+  const TensorComparison c = compared(a, a);
   EXPECT_TRUE(c.identical);
   EXPECT_EQ(c.max_abs, 0.0);
   EXPECT_EQ(c.max_rel, 0.0);
 }
 
 TEST(TensorComparison, OneValueOffGivesItsDifference) {
-  const std::vector<float> want = {1.0f, 4.0f, 2.0f}, got = {1.0f, 5.0f, 2.0f};
-  TensorComparison c;
-  compare_into(c, got, want);
+  const TensorComparison c = compared(/*got=*/{1.0f, 5.0f, 2.0f}, /*want=*/{1.0f, 4.0f, 2.0f});
   EXPECT_FALSE(c.identical);
   EXPECT_EQ(c.max_abs, 1.0);
   EXPECT_EQ(c.max_rel, 0.25);
 }
 
 TEST(TensorComparison, ATruncatedTensorIsAMismatch) {
-  const std::vector<float> want = {1.0f, 2.0f, 3.0f, 4.0f}, got = {1.0f, 2.0f};
-  TensorComparison c;
-  compare_into(c, got, want);
+  const TensorComparison c = compared(/*got=*/{1.0f, 2.0f}, /*want=*/{1.0f, 2.0f, 3.0f, 4.0f});
   EXPECT_FALSE(c.identical);
   EXPECT_TRUE(std::isinf(c.max_abs));
   EXPECT_TRUE(std::isinf(c.max_rel));
 }
 
 TEST(TensorComparison, ALongerTensorIsAMismatch) {
-  const std::vector<float> want = {1.0f}, got = {1.0f, 0.0f};
-  TensorComparison c;
-  compare_into(c, got, want);
+  const TensorComparison c = compared(/*got=*/{1.0f, 0.0f}, /*want=*/{1.0f});
   EXPECT_FALSE(c.identical);
   EXPECT_TRUE(std::isinf(c.max_abs));
 }
 
 TEST(TensorComparison, AnEmptyTensorAgainstANonEmptyOneIsAMismatch) {
-  const std::vector<float> want = {0.0f}, got;
-  TensorComparison c;
-  compare_into(c, got, want);
-  EXPECT_FALSE(c.identical);
+  EXPECT_FALSE(compared(/*got=*/{}, /*want=*/{0.0f}).identical);
 }
 
 TEST(TensorComparison, AMismatchStaysOverLaterEqualTensors) {
@@ -63,9 +59,7 @@ TEST(TensorComparison, AMismatchStaysOverLaterEqualTensors) {
 }
 
 TEST(TensorComparison, ANanIsAMismatch) {
-  const std::vector<float> want = {1.0f, 2.0f}, got = {1.0f, NAN};
-  TensorComparison c;
-  compare_into(c, got, want);
+  const TensorComparison c = compared(/*got=*/{1.0f, NAN}, /*want=*/{1.0f, 2.0f});
   EXPECT_FALSE(c.identical);
   EXPECT_TRUE(std::isinf(c.max_abs));
 }

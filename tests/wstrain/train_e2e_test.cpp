@@ -154,12 +154,10 @@ TEST(WsTrain, BadOptionsAreClearErrors) {
 }
 
 TEST(WsTrain, CommandLineRunWritesTheLossCurveAndSummary) {
-  const std::filesystem::path out_dir = std::filesystem::temp_directory_path() / "wsemu-train-cli-test";
-  std::filesystem::remove_all(out_dir);
-  std::string out;
-  ASSERT_EQ(run_cli("train --model mlp:16,12,4 --dataset synthetic --synthetic-samples 256 --wafers 2 --batch 16 "
-                    "--steps 4 --lr 0.01 --verify -q --out " + out_dir.string(), out), 0)
-      << out;
+  const std::filesystem::path out_dir = fresh_temp_dir("wsemu-train-cli-test");
+  const std::string out = run_cli_ok("train --model mlp:16,12,4 --dataset synthetic --synthetic-samples 256 --wafers 2 "
+                                     "--batch 16 --steps 4 --lr 0.01 --verify -q --out " +
+                                     out_dir.string());
   EXPECT_NE(out.find("test accuracy"), std::string::npos) << out;
   EXPECT_NE(out.find("bit-identical"), std::string::npos) << out;
   EXPECT_NE(out.find("predicted time of one step"), std::string::npos) << out;

@@ -1,4 +1,5 @@
-// What the `wsemu train` tests share: where the built programs are, running the CLI, and the
+// What the `wsemu train` tests share: where the built programs are, running the CLI (and a fresh
+// folder for what it writes), and the
 // small synthetic run (mlp:16,12,4, 512 samples, batch 16, Adam at 0.01, --verify) each test
 // starts from and changes what it is about.
 #pragma once
@@ -7,7 +8,10 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <string>
+
+#include <gtest/gtest.h>
 
 #include "runtime/wstrain/orchestrator.hpp"
 
@@ -27,6 +31,21 @@ inline int run_cli(const std::string& args, std::string& output) {
   while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
   const int status = ::pclose(pipe);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+// Runs `wsemu ARGS` where the test needs it to succeed: an exit status other than 0 fails the
+// test with the output, which is returned.
+inline std::string run_cli_ok(const std::string& args) {
+  std::string output;
+  EXPECT_EQ(run_cli(args, output), 0) << output;
+  return output;
+}
+
+// An empty folder of that name under the system's temporary folder, for a run's files.
+inline std::filesystem::path fresh_temp_dir(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / name;
+  std::filesystem::remove_all(dir);
+  return dir;
 }
 
 inline TrainOptions synthetic_run(size_t wafers, uint64_t steps) {
