@@ -2,11 +2,12 @@
 # Generates the fp16 programs from the fp32 ones (run from anywhere; rewrites the *_f16.wsa
 # here and kernels/fft-3d's fft3d_f16.wsa and layout_f16.wsl).
 # The fp16 program is the fp32 one with the fp16 vector operations, .f16 data, 16-bit
-# descriptors (memory and fabric) and the fp16 constant for 1/N; state words stay 32-bit.
+# descriptors (memory and fabric) and the fp16 constant for 1/N; state words stay 32-bit, and
+# so does a line marked 'keep 32-bit' (the transposes' control wavelets).
 set -e
 cd "$(dirname "$0")"
 to_f16() {
-  sed -e 's/\bfmuls\b/fmulh/g; s/\bfsubs\b/fsubh/g; s/\bfadds\b/faddh/g; s/\bfmacs\b/fmach/g' \
+  sed -e '/keep 32-bit/b' -e 's/\bfmuls\b/fmulh/g; s/\bfsubs\b/fsubh/g; s/\bfadds\b/faddh/g; s/\bfmacs\b/fmach/g' \
       -e 's/\bfnegs\b/fnegh/g; s/\bfmovs\b/fmovh/g; s/\bmov32\b/mov16/g' \
       -e 's/\.f32\b/.f16/g; s/\bmem4d(/mem4d.16(/g; s/\bmem1d(/mem1d.16(/g' \
       -e 's/\bfabin(/fabin.16(/g; s/\bfabout(/fabout.16(/g' \
