@@ -171,11 +171,8 @@ void MemoryXNode::on_frame(uint64_t peer_id, pb::Envelope& envelope) {
       peer.connection->send(reply);
       break;
     }
-    case pb::Envelope::kHello:
-      throw ProtocolError("a second Hello");
     default:
-      throw ProtocolError(fmt::format("memoryx does not accept message #{}",
-                                      static_cast<int>(envelope.body_case())));
+      throw unexpected_message(envelope, "memoryx");
   }
 }
 

@@ -17,6 +17,10 @@
 namespace wsemu::cluster {
 
 struct NodeFlags {
+  // The flags' defaults for listen address and name are the role's (MemoryXOptions, ...).
+  explicit NodeFlags(const NodeOptions& role_defaults)
+      : listen(role_defaults.listen.to_string()), name(role_defaults.name) {}
+
   std::string listen;
   std::string token_file;
   std::string stats_file;

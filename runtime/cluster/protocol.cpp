@@ -39,6 +39,12 @@ std::optional<std::string> check_frame_length(uint64_t length, size_t max_frame_
   return std::nullopt;
 }
 
+ProtocolError unexpected_message(const pb::Envelope& envelope, std::string_view node, std::string_view sender) {
+  if (envelope.body_case() == pb::Envelope::kHello) return ProtocolError("a second Hello");
+  return ProtocolError(fmt::format("{} does not accept message #{}{}{}", node, static_cast<int>(envelope.body_case()),
+                                   sender.empty() ? "" : " from ", sender));
+}
+
 pb::Envelope parse_envelope(const char* data, size_t size) {
   pb::Envelope envelope;
   if (!envelope.ParseFromArray(data, static_cast<int>(size))) {

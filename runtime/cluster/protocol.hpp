@@ -56,6 +56,11 @@ std::optional<std::string> check_frame_length(uint64_t length, size_t max_frame_
 // Parses one payload; throws ProtocolError on malformed bytes or an envelope with no body.
 pb::Envelope parse_envelope(const char* data, size_t size);
 
+// The error for an authenticated peer's frame that `node` does not take (from `sender`, when the
+// node takes different messages from different peers): a second Hello, or an unexpected body.
+ProtocolError unexpected_message(const pb::Envelope& envelope, std::string_view node,
+                                 std::string_view sender = "");
+
 // The shared token: the first line of token_file when given, else $WSEMU_TOKEN; surrounding
 // whitespace is stripped. Throws ConfigError when neither gives a token, when the token is
 // shorter than kMinTokenBytes, or when the file can be read by group or others.

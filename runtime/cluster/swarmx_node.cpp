@@ -183,11 +183,8 @@ void SwarmXNode::on_child_frame(uint64_t connection_id, pb::Envelope& envelope) 
     case pb::Envelope::kGradientQuery:
       handle_child_query(*rank, envelope.gradient_query());
       break;
-    case pb::Envelope::kHello:
-      throw ProtocolError("a second Hello");
     default:
-      throw ProtocolError(fmt::format("swarmx does not accept message #{} from a child",
-                                      static_cast<int>(envelope.body_case())));
+      throw unexpected_message(envelope, "swarmx", "a child");
   }
 }
 

@@ -14,9 +14,7 @@ int main(int argc, char** argv) {
       "optimizer state of its shard, streams a layer's weights on request, applies each "
       "reduced gradient exactly once per step, checkpoints atomically. See "
       "runtime/cluster/README.md."};
-  NodeFlags node;
-  node.listen = "127.0.0.1:7100";
-  node.name = "memoryx";
+  NodeFlags node(MemoryXOptions{});
   node.add_to(app, "outgoing bytes per connection before a stream waits");
   std::string store;
   std::string optimizer = "sgd";

@@ -12,9 +12,7 @@ int main(int argc, char** argv) {
       "wsemu-swarmx: a SwarmX node of a wsemu cluster. Broadcasts weight streams from its "
       "upstream to its K children and sums their gradients in a fixed child order. See "
       "runtime/cluster/README.md."};
-  NodeFlags node;
-  node.listen = "127.0.0.1:7200";
-  node.name = "swarmx";
+  NodeFlags node(SwarmXOptions{});
   node.add_to(app, "outgoing bytes per connection before it counts as congested");
   std::vector<std::string> upstreams;
   uint32_t fanout = 4;
