@@ -1,7 +1,8 @@
 // Issue #16's calibration table from one command: for every row a published figure, what
 // wsemu emulates and the ratio emulated / published. Run on request (not in CI):
 //
-//   build/bin/calibration [--arch wse2|wse3] [--set key=value]... [--rows reduce,kernels,memcpy,launch,bicgstab]
+//   build/bin/calibration [--arch wse2|wse3] [--set key=value]... [--sdk DIR] [--stencil2d DIR]
+//                         [--rows reduce,kernels,memcpy,launch,bicgstab,fft,csl]
 //
 // Rows:
 //   reduce   the wafer-scale reduce model (Luczynski et al., HPDC'24, under 4 % error on CS-2):
@@ -28,13 +29,35 @@
 //            of lib/allreduce measured on 8x8 and 32x8, extrapolated to the published size by the
 //            kernel's scaling rule (kernels/bicgstab/README.md). Not in the default rows (about a
 //            minute).
-// The other rows of kernels/README.md's table (the 2-D allreduce, the 3-D FFT) are measured by
-// their kernels' tests and documented there.
+//   fft      the 3-D FFT 512^3 on 512 x 512 PEs of a CS-2 in 959 us (Orenes-Vera et al., ICS'23):
+//            kernels/fft-3d with one pencil per PE (P = 1) on N x N PEs, N = 16, 32, 64 (its own
+//            stamps, max end - min start, and the longest per-PE time of each step), extrapolated
+//            to 512 by kernels/fft-3d/README.md's rule: the FFTs by their operation count
+//            (~ N log2 N), each transpose by a N^2 + b N fitted to N = 32 and 64. Not in the
+//            default rows (about a minute).
+//   csl      like for like with the SDK's own CSL: examples of a checkout of Cerebras/csl-examples
+//            (--sdk DIR, else $WSEMU_CSL_EXAMPLES, else ../csl-examples beside the source tree)
+//            compiled by `wsemu cslc` and run by their own run.py under `wsemu python`, in a
+//            scratch copy; the figures are the ones their run.py prints: single-tile-matvec's
+//            max cycles (against N^2 fmacs) and bandwidth-test's MB/s (against 7 Gbps). Skipped
+//            with a message when there is no checkout. With --stencil2d DIR (else
+//            $WSEMU_STENCIL2D), a folder holding the community Stencil2D at the commit whose
+//            run_test_log.csv has the published cycles (Elia-Belli/stencil-cerebras cd54d0e,
+//            Stencil2D/), also its 4x4 PEs of 64^2 and the 256^2 strong-scaling shapes, min..max
+//            cycles as its run.py prints them; a program wsemu cslc cannot compile prints the
+//            first error instead of a row. Not in the default rows (seconds).
+// The other row of kernels/README.md's table (the 2-D allreduce) is measured by its kernel's
+// test and documented there.
 #include <algorithm>
 #include <bit>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <cstdio>
 #include <cstdlib>
+#include <regex>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,8 +77,12 @@ std::string source_dir() {
   return s ? s : WSEMU_DEFAULT_SOURCE_DIR;
 }
 
+// A ratio of 0 marks a row that only shows a measurement (printed "-").
 void row(const std::string& what, const std::string& published, const std::string& emulated, double ratio) {
-  std::printf("| %s | %s | %s | %.3f |\n", what.c_str(), published.c_str(), emulated.c_str(), ratio);
+  if (ratio == 0.0)
+    std::printf("| %s | %s | %s | - |\n", what.c_str(), published.c_str(), emulated.c_str());
+  else
+    std::printf("| %s | %s | %s | %.3f |\n", what.c_str(), published.c_str(), emulated.c_str(), ratio);
 }
 
 std::string number(double v) {
@@ -313,20 +340,217 @@ void bicgstab_rows(const std::vector<std::string>& overrides) {
       "28 us", number(full) + " cycles = " + number(full / mhz) + " us", full / mhz / 28.0);
 }
 
+
+// kernels/fft-3d, forward fp32, P = 1 on n x n PEs, zero input (the cycles do not depend on the
+// values): the kernel's span and the longest per-PE time of each of its 5 steps.
+struct FftRun {
+  uint64_t kernel = 0;
+  uint32_t step[5] = {};
+};
+FftRun fft3d_run(int n, const std::vector<std::string>& overrides) {
+  runtime::host::SdkRuntime rt(build("fft-3d", {{"N", n}, {"P", 1}, {"INVERSE", 0}}), runtime_options(overrides));
+  rt.load();
+  const int pes = n * n;
+  rt.memcpy_h2d("X", std::vector<uint32_t>(size_t(pes) * size_t(2 * n), 0u), 0, 0, n, n, 2 * n);
+  std::vector<uint32_t> wre, wim;
+  for (int p = 0; p < pes; ++p)
+    for (int k = 0; k < n / 2; ++k) {
+      wre.push_back(std::bit_cast<uint32_t>(float(std::cos(2 * M_PI * k / n))));
+      wim.push_back(std::bit_cast<uint32_t>(float(-std::sin(2 * M_PI * k / n))));
+    }
+  rt.memcpy_h2d("wre", wre, 0, 0, n, n, n / 2);
+  rt.memcpy_h2d("wim", wim, 0, 0, n, n, n / 2);
+  rt.launch("compute");
+  rt.run_until_quiescent();
+  std::vector<uint32_t> t(size_t(pes) * 4), ph(size_t(pes) * 6);
+  rt.memcpy_d2h(t, "maxmin_time", 0, 0, n, n, 4);
+  rt.memcpy_d2h(ph, "phase_time", 0, 0, n, n, 6);
+  FftRun r;
+  uint64_t first = UINT64_MAX, last = 0;
+  for (size_t p = 0; p < size_t(pes); ++p) {
+    first = std::min(first, u48(t, p * 4));
+    last = std::max(last, u48(t, p * 4 + 2));
+    for (size_t s = 0; s < 5; ++s) r.step[s] = std::max(r.step[s], ph[6 * p + s + 1] - ph[6 * p + s]);
+  }
+  r.kernel = last - first;
+  return r;
+}
+
+// The FFT's operation count per pencil (kernels/fft-3d/README.md "Scaling rule").
+double fft_ops(double n) {
+  const double l = std::log2(n);
+  return l * (3.25 * n + 40) + (l - 1) * (n + 20);
+}
+
+void fft_rows(const std::vector<std::string>& overrides) {
+  std::printf("\n### 3-D FFT (published: 512^3 complex fp32 on 512 x 512 PEs, CS-2, 959 us)\n\n");
+  std::printf("| row | published | emulated | ratio |\n|---|---|---|---|\n");
+  std::map<int, FftRun> runs;
+  for (int n : {16, 32, 64}) {
+    runs[n] = fft3d_run(n, overrides);
+    const FftRun& r = runs[n];
+    row("fft-3d N = " + std::to_string(n) + ", P = 1 on " + std::to_string(n) + "x" + std::to_string(n) +
+            " PEs: FFT c / transpose 1 / FFT a / transpose 2 / FFT b, longest per PE",
+        "-",
+        std::to_string(r.kernel) + " cycles (" + std::to_string(r.step[0]) + " / " + std::to_string(r.step[1]) +
+            " / " + std::to_string(r.step[2]) + " / " + std::to_string(r.step[3]) + " / " +
+            std::to_string(r.step[4]) + ")",
+        0.0);
+  }
+  // Each transpose: a N^2 + b N through N = 32 and 64; the FFTs scaled from N = 64 by fft_ops.
+  auto transpose_at_512 = [&](int step) {
+    const double t32 = runs[32].step[step], t64 = runs[64].step[step];
+    const double a = (t64 - 2 * t32) / (64.0 * 64.0 - 2 * 32.0 * 32.0), b = (t32 - a * 32 * 32) / 32;
+    return a * 512 * 512 + b * 512;
+  };
+  const double ffts = double(runs[64].step[0] + runs[64].step[2] + runs[64].step[4]) * fft_ops(512) / fft_ops(64);
+  const double t1 = transpose_at_512(1), t2 = transpose_at_512(3), total = ffts + t1 + t2;
+  const double link_bound = ffts + 2 * 2.0 * 512 * 511;  // the scheme: N - 1 streams of N - 1 bricks of 2 wavelets
+  const double mhz = emu::arch_profile("wse2").clock_mhz;
+  row("fft-3d extrapolated to N = 512: FFTs " + number(ffts) + " + transposes " + number(t1) + " + " + number(t2) +
+          " cycles (the scheme's link limit: " + number(link_bound) + ")",
+      "959 us", number(total) + " cycles = " + number(total / mhz) + " us", total / mhz / 959.0);
+}
+
+// The folder of a checkout of Cerebras/csl-examples, or "" when there is none.
+std::string sdk_checkout(const std::string& given) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> candidates;
+  if (!given.empty()) candidates.push_back(given);
+  if (const char* e = std::getenv("WSEMU_CSL_EXAMPLES")) candidates.push_back(e);
+  candidates.push_back(source_dir() + "/../csl-examples");
+  for (const std::string& c : candidates)
+    if (fs::is_directory(fs::path(c) / "benchmarks")) return fs::canonical(c).string();
+  return "";
+}
+
+// Runs `commands` (cslc and cs_python lines, as an example's commands file writes them) in a
+// scratch copy of the folder `example` whose siblings are links to the originals (imports such as
+// ../benchmark-libs still resolve), with `cslc` and `cs_python` standing for `wsemu cslc` and
+// `wsemu python` (tools/csl_examples.sh does the same); returns what they printed. A failure
+// throws, unless `ok` is given: then it says whether all succeeded.
+std::string run_example_copy(const std::filesystem::path& example, const std::string& commands, bool* ok = nullptr) {
+  namespace fs = std::filesystem;
+  const fs::path wsemu = fs::canonical("/proc/self/exe").parent_path() / "wsemu";
+  char pattern[] = "/tmp/wsemu-calibration-XXXXXX";
+  if (!mkdtemp(pattern)) throw std::runtime_error("cannot make a scratch folder");
+  const fs::path scratch = pattern, parent = scratch / "examples", copy = parent / example.filename();
+  fs::create_directories(scratch / "shims");
+  for (const auto& [tool, sub] : {std::pair{"cslc", "cslc"}, std::pair{"cs_python", "python"}}) {
+    std::ofstream(scratch / "shims" / tool) << "#!/bin/sh\nexec timeout 300 " << wsemu << " " << sub << " \"$@\"\n";
+    fs::permissions(scratch / "shims" / tool, fs::perms::owner_all);
+  }
+  fs::create_directories(parent);
+  for (const auto& sibling : fs::directory_iterator(example.parent_path()))
+    if (sibling.path().filename() != example.filename())
+      fs::create_symlink(sibling.path(), parent / sibling.path().filename());
+  fs::copy(example, copy, fs::copy_options::recursive);
+  const fs::path log = scratch / "log.txt";
+  const std::string command = "cd '" + copy.string() + "' && PATH='" + (scratch / "shims").string() +
+                              "':\"$PATH\" sh -e -c '" + commands + "' > '" + log.string() + "' 2>&1";
+  const int status = std::system(command.c_str());
+  std::stringstream out;
+  out << std::ifstream(log).rdbuf();
+  fs::remove_all(scratch);
+  if (ok) *ok = status == 0;
+  else if (status != 0) throw std::runtime_error(example.string() + " failed:\n" + out.str());
+  return out.str();
+}
+std::string run_sdk_example(const std::string& checkout, const std::string& name, const std::string& commands) {
+  return run_example_copy(std::filesystem::path(checkout) / "benchmarks" / name, commands);
+}
+
+double printed_number(const std::string& output, const std::string& pattern) {
+  std::smatch m;
+  if (!std::regex_search(output, m, std::regex(pattern))) throw std::runtime_error("no '" + pattern + "' in:\n" + output);
+  return std::stod(m[1].str());
+}
+
+// The community Stencil2D (the published 5-point rows of kernels/README.md) on kx x kx PEs of an
+// m x m grid, one iteration, as its commands_wse2.sh builds and runs it; false (after printing
+// why) when wsemu cannot run it.
+bool stencil2d_row(const std::string& folder, int kx, int m, uint64_t pub_min, uint64_t pub_max) {
+  const std::string k = std::to_string(kx), mm = std::to_string(m);
+  bool ok = false;
+  const std::string out = run_example_copy(
+      std::filesystem::canonical(folder),
+      "cslc --arch=wse2 ./layout.csl --fabric-dims=" + std::to_string(kx + 7) + "," + std::to_string(kx + 2) +
+          " --fabric-offsets=4,1 --params=kernel_dim_x:" + k + ",kernel_dim_y:" + k + ",M:" + mm + ",N:" + mm +
+          ",iterations:1 -o out --memcpy --channels 1; cs_python run.py --name out",
+      &ok);
+  if (!ok) {
+    std::smatch m1;
+    const bool found = std::regex_search(out, m1, std::regex(R"([^\n]*(error|Error)[^\n]*)"));
+    std::printf("| stencil2d (community CSL) %sx%s PEs of %s^2 | %llu..%llu | does not run: %s | - |\n", k.c_str(),
+                k.c_str(), mm.c_str(), (unsigned long long)pub_min, (unsigned long long)pub_max,
+                found ? m1[0].str().c_str() : "(no error line)");
+    return false;
+  }
+  const double lo = printed_number(out, R"(Min cycles \([^)]*\):\s*([0-9]+))");
+  const double hi = printed_number(out, R"(Max cycles \([^)]*\):\s*([0-9]+))");
+  row("stencil2d (community CSL) " + k + "x" + k + " PEs of " + mm + "^2",
+      std::to_string(pub_min) + ".." + std::to_string(pub_max), number(lo) + ".." + number(hi),
+      (lo + hi) / double(pub_min + pub_max));
+  return true;
+}
+
+void csl_rows(const std::string& sdk, const std::string& stencil2d) {
+  std::printf("\n### The SDK's own CSL (wsemu cslc, its run.py under wsemu python), wse2\n\n");
+  const std::string checkout = sdk_checkout(sdk);
+  if (checkout.empty()) {
+    std::printf("(skipped: no checkout of Cerebras/csl-examples; give --sdk DIR or WSEMU_CSL_EXAMPLES)\n");
+    return;
+  }
+  std::printf("| row | published | emulated | ratio |\n|---|---|---|---|\n");
+  const std::string matvec = run_sdk_example(
+      checkout, "single-tile-matvec",
+      "cslc ./src/layout_matvec.csl --arch wse2 --fabric-dims=9,4 --fabric-offsets=4,1 "
+      "--params=width:2,height:2,tile_size:25,iters:1 -o out --memcpy --channels=1; cs_python ./run.py --name out --verify");
+  const double max_cycles = printed_number(matvec, R"(Max cycles \([^)]*\):\s*([0-9]+))");
+  row("single-tile-matvec (SDK CSL) NB = 25 on 2x2 PEs, its run.py's max cycles", "N^2 = 625",
+      number(max_cycles) + " cycles", max_cycles / 625.0);
+  const std::string bw_build =
+      "cslc ./src/bw_sync_layout.csl --arch wse2 --fabric-dims=12,7 --fabric-offsets=4,1 "
+      "--params=width:5,height:5,pe_length:256 --params=C0_ID:0 --params=C1_ID:1 --params=C2_ID:2 "
+      "--params=C3_ID:3 --params=C4_ID:4 -o=out --memcpy --channels=1 --width-west-buf=0 --width-east-buf=0; ";
+  const std::string bw_run = "cs_python ./run.py -m=5 -n=5 -k=256 --latestlink out --channels=1 "
+                             "--width-west-buf=0 --width-east-buf=0 --run-only --loop_count=1";
+  const double published = 7e9 / 8 / 1e6;
+  for (const std::string dir : {"H2D", "D2H"}) {
+    const std::string out = run_sdk_example(checkout, "bandwidth-test", bw_build + bw_run + (dir == "D2H" ? " --d2h" : ""));
+    const double mbs = printed_number(out, R"(bandwidth = ([0-9.]+) MB/S)");
+    row("bandwidth-test (SDK CSL) " + dir + ", 5x5 PEs of 256 words, 1 channel, its run.py's MB/s",
+        "7 Gbps = " + number(published) + " MB/s", number(mbs) + " MB/s", mbs / published);
+  }
+  std::string stencil = stencil2d;
+  if (stencil.empty())
+    if (const char* e = std::getenv("WSEMU_STENCIL2D")) stencil = e;
+  if (stencil.empty()) {
+    std::printf("\n(stencil2d rows skipped: give --stencil2d DIR or WSEMU_STENCIL2D)\n");
+    return;
+  }
+  // Weak scaling (64^2 per PE) and the 256^2 strong-scaling series; the first failure ends it.
+  if (stencil2d_row(stencil, 4, 256, 33374, 35052) && stencil2d_row(stencil, 8, 256, 10452, 11501) &&
+      stencil2d_row(stencil, 16, 256, 3495, 4140))
+    stencil2d_row(stencil, 32, 256, 1420, 1797);
+}
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string arch = "wse2", rows = "reduce,kernels,memcpy,launch";
+  std::string arch = "wse2", rows = "reduce,kernels,memcpy,launch", sdk, stencil2d;
   std::vector<std::string> overrides;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if ((a == "--arch" || a == "--set" || a == "--rows") && i + 1 < argc) {
+    if ((a == "--arch" || a == "--set" || a == "--rows" || a == "--sdk" || a == "--stencil2d") && i + 1 < argc) {
       const std::string v = argv[++i];
       if (a == "--arch") arch = v;
+      if (a == "--sdk") sdk = v;
+      if (a == "--stencil2d") stencil2d = v;
       if (a == "--set") overrides.push_back(v);
       if (a == "--rows") rows = v;
     } else {
-      std::fprintf(stderr, "usage: calibration [--arch wse2|wse3] [--set key=value]... [--rows reduce,kernels,memcpy,launch,bicgstab]\n");
+      std::fprintf(stderr, "usage: calibration [--arch wse2|wse3] [--set key=value]... [--sdk DIR] "
+                           "[--stencil2d DIR] [--rows reduce,kernels,memcpy,launch,bicgstab,fft,csl]\n");
       return 2;
     }
   }
@@ -337,6 +561,8 @@ int main(int argc, char** argv) {
     if (rows.find("memcpy") != std::string::npos) memcpy_rows(overrides);
     if (rows.find("launch") != std::string::npos) launch_rows(overrides);
     if (rows.find("bicgstab") != std::string::npos) bicgstab_rows(overrides);
+    if (rows.find("fft") != std::string::npos) fft_rows(overrides);
+    if (rows.find("csl") != std::string::npos) csl_rows(sdk, stencil2d);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "calibration: %s\n", e.what());
     return 3;
