@@ -1,5 +1,6 @@
-// The builtins (`@name(...)`): comptime ones evaluated here (@get_dsd in dsd_builtins.cpp), layout
-// ones handed to layout_eval.cpp, run-time ones (vector operations, task control) to codegen.cpp.
+// The builtins (`@name(...)`): comptime ones evaluated here (@get_dsd in dsd_builtins.cpp, the DSD
+// changes and DSRs in dsd_mutation_builtins.cpp), layout ones handed to layout_eval.cpp, run-time
+// ones (vector operations, task control) to codegen.cpp.
 #include <cstring>
 #include <filesystem>
 
@@ -26,31 +27,35 @@ const std::set<std::string>& layout_builtins() {
   return b;
 }
 
-Value task_id(int64_t id, TK kind) {
-  Value v;
-  v.k = Value::K::TASK_ID;
-  v.i = id;
-  v.type = make_type(kind);
-  return v;
-}
+Value task_id(int64_t id, TK kind) { return make_numbered(Value::K::TASK_ID, id, make_type(kind)); }
 
 }  // namespace
 
 bool is_vector_builtin(const std::string& name) { return vector_ops().count(name) != 0; }
 
+void BuiltinCall::argc(size_t lo, size_t hi) const {
+  if (e.args.size() < lo || e.args.size() > hi)
+    fail(e.span, "@" + e.text + " takes " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
+                     " argument" + (hi == 1 ? "" : "s") + ", " + std::to_string(e.args.size()) + " given");
+}
+
+Value BuiltinCall::ct(size_t i, const std::string& what) const {
+  return c.eval_comptime(*e.args[i], ctx, "the " + what + " of @" + e.text);
+}
+
+int64_t BuiltinCall::ci(size_t i, const std::string& what) const {
+  return c.to_int(ct(i, what), e.args[i]->span, "the " + what + " of @" + e.text);
+}
+
 Value Compiler::builtin(const Expr& e, Ctx& ctx) {
   using K = Value::K;
   const std::string& n = e.text;
-  auto argc = [&](size_t lo, size_t hi) {
-    if (e.args.size() < lo || e.args.size() > hi)
-      fail(e.span, "@" + n + " takes " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi)) +
-                       " argument" + (hi == 1 ? "" : "s") + ", " + std::to_string(e.args.size()) + " given");
-  };
-  auto ct = [&](size_t i, const std::string& what) { return eval_comptime(*e.args[i], ctx, "the " + what + " of @" + n); };
-  auto ci = [&](size_t i, const std::string& what) { return to_int(ct(i, what), e.args[i]->span, "the " + what + " of @" + n); };
-  Value none;
-  none.k = K::VOID;
-  none.type = make_type(TK::VOID);
+  const BuiltinCall call{*this, e, ctx};
+  auto argc = [&](size_t lo, size_t hi) { call.argc(lo, hi); };
+  auto ct = [&](size_t i, const std::string& what) { return call.ct(i, what); };
+  auto ci = [&](size_t i, const std::string& what) { return call.ci(i, what); };
+  if (std::optional<Value> v = dsd_mutation_builtin(call)) return *v;
+  const Value none = make_void();
 
   if (vector_ops().count(n)) {
     if (!ctx.gen) fail(e.span, "@" + n + " is a run-time operation; call it inside a function or task");
@@ -118,11 +123,7 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     argc(1, 1);
     int64_t c = ci(0, "color");
     if (c < 0 || c > 23) fail(e.args[0]->span, "color " + std::to_string(c) + " is out of range (0..23)");
-    Value v;
-    v.k = K::COLOR;
-    v.i = c;
-    v.type = make_type(TK::COLOR);
-    return v;
+    return make_numbered(K::COLOR, c, make_type(TK::COLOR));
   }
   if (n == "get_local_task_id") {
     argc(1, 1);
@@ -148,11 +149,7 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     int64_t q = ci(0, "queue");
     const int hi = n == "get_input_queue" || opt.arch == "wse3" ? 7 : 5;  // wse2: 8 input, 6 output queues
     if (q < 0 || q > hi) fail(e.args[0]->span, "queue " + std::to_string(q) + " is out of range (0.." + std::to_string(hi) + " on " + opt.arch + ")");
-    Value v;
-    v.k = K::QUEUE;
-    v.i = q;
-    v.type = make_type(n == "get_input_queue" ? TK::INPUT_QUEUE : TK::OUTPUT_QUEUE);
-    return v;
+    return make_numbered(K::QUEUE, q, make_type(n == "get_input_queue" ? TK::INPUT_QUEUE : TK::OUTPUT_QUEUE));
   }
   if (n == "get_ut_id") {
     argc(1, 1);
@@ -161,11 +158,7 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     const Value q = ct(0, "microthread");
     int64_t u = q.k == K::QUEUE ? q.i : ci(0, "microthread");
     if (u < 0 || u > 7) fail(e.args[0]->span, "microthread " + std::to_string(u) + " is out of range (0..7)");
-    Value v;
-    v.k = K::UT_ID;
-    v.i = u;
-    v.type = make_type(TK::UT_ID);
-    return v;
+    return make_numbered(K::UT_ID, u, make_type(TK::UT_ID));
   }
   if (n == "is_arch") {
     argc(1, 1);
@@ -234,35 +227,6 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     return v;
   }
   if (n == "get_dsd") return make_dsd(e, ctx);
-  if (n == "increment_dsd_offset" || n == "set_dsd_base_addr" || n == "set_dsd_length" || n == "set_dsd_stride") {
-    Value d = eval(*e.args.at(0), ctx);
-    if (d.k == K::DSD && (n == "increment_dsd_offset" || n == "set_dsd_length" || n == "set_dsd_stride")) {
-      bool all_ct = true;
-      for (size_t i = 1; i < e.args.size(); ++i) all_ct = all_ct && eval(*e.args[i], ctx).is_comptime();
-      if (all_ct) {
-        auto nd = std::make_shared<DsdValue>(*d.dsd);
-        if (n == "increment_dsd_offset") {
-          argc(3, 3);
-          nd->base_offset += dsd_offset_in_elements(ci(1, "offset"), *e.args[2], nd->elem_bits, ctx);
-        } else if (n == "set_dsd_length") {
-          argc(2, 2);
-          nd->extents.at(0) = ci(1, "length");
-        } else {
-          argc(2, 2);
-          nd->strides.at(0) = ci(1, "stride");
-        }
-        Value v = d;
-        v.dsd = nd;
-        return v;
-      }
-    }
-    if (!ctx.gen) fail(e.span, "@" + n + " of a DSD variable happens at run time; call it inside a function");
-    Value marker;
-    marker.k = K::BUILTIN_NAME;
-    marker.s = n;
-    marker.offset = reinterpret_cast<intptr_t>(&e);
-    return gen_call(marker, {}, e.span, ctx);
-  }
   if (n == "export_symbol") {
     argc(1, 2);
     if (!ctx.mod || !ctx.mod->program) fail(e.span, "@export_symbol belongs in a PE program");
@@ -452,11 +416,7 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
   if (n == "wsemu_d2h_stream") {
     if (!ctx.mod || !ctx.mod->is_lib) fail(e.span, "@" + n + " is reserved for the standard library");
     argc(0, 0);
-    Value v;
-    v.k = K::COLOR;
-    v.i = kD2hStreamColor;
-    v.type = make_type(TK::COLOR);
-    return v;
+    return make_numbered(K::COLOR, kD2hStreamColor, make_type(TK::COLOR));
   }
   if (n == "get_int") {
     // The number behind a comptime task id, color or queue (e.g. to encode it into a wavelet,
@@ -634,78 +594,6 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     t->dsd_kind = "fifo";
     v.type = t;
     return v;
-  }
-  if (n == "get_dsr") {
-    argc(2, 2);
-    TypeRef kind = eval_type(*e.args[0], ctx);
-    const int64_t id = ci(1, "register number");
-    if (kind->kind != TK::DSR) fail(e.args[0]->span, "@get_dsr needs dsr_dest, dsr_src0 or dsr_src1");
-    if (id < 0 || id > 31) fail(e.args[1]->span, "DSR number " + std::to_string(id) + " is out of range");
-    if (!ctx.mod || !ctx.mod->program) fail(e.span, "@get_dsr belongs in a PE program");
-    Program& p = *ctx.mod->program;
-    // Each (file, number) of CSL gets its own wsemu descriptor register (one register file here).
-    const std::string key = "dsr|" + kind->name + "|" + std::to_string(id);
-    auto it = p.dsd_templates.find(key);
-    std::string r;
-    if (it != p.dsd_templates.end()) {
-      r = it->second;
-    } else {
-      r = alloc_dsr(p, e.span);
-      p.dsd_templates[key] = r;
-      p.plain_dsrs.push_back(r);
-    }
-    Value v;
-    v.k = K::DSR_VAR;
-    v.s = r;
-    v.type = kind;
-    return v;
-  }
-  if (n == "load_to_dsr") {
-    argc(2, 3);
-    if (!ctx.gen) fail(e.span, "@load_to_dsr is a run-time operation; call it inside a function or task");
-    Value r = eval(*e.args[0], ctx);
-    if (r.k != K::DSR_VAR || !r.type || r.type->kind != TK::DSR) fail(e.args[0]->span, "@load_to_dsr needs a DSR from @get_dsr");
-    Value d = eval(*e.args[1], ctx);
-    emit(ctx, "dsdcopy " + r.s + ", " + dsd_operand(d, e.args[1]->span, ctx), e.span);
-    ctx.gen->dsr_on_done.erase(r.s);  // a new load replaces what the DSR carried
-    ctx.gen->dsr_ut.erase(r.s);
-    if (e.args.size() == 3) {
-      // With .async, the action belongs to the asynchronous operation that will run on the DSR
-      // (as the SDK's benchmark allreduce uses it: load the fabric DSD with .activate, then
-      // start the @mov32 on the DSRs): it is attached to the async vector ops of this function
-      // that name the DSR, until the DSR is loaded again. Without .async the load (one cycle in wsemu) is complete
-      // at once, and so is its action.
-      Value o = ct(2, "options");
-      if (o.k != K::STRUCT) fail(e.args[2]->span, "the options must be a struct");
-      const Value* async = o.st->find("async");
-      const bool is_async = async && to_bool(*async, e.args[2]->span, ".async");
-      for (size_t i = 0; i < o.st->names.size(); ++i) {
-        const std::string& k = o.st->names[i];
-        const Value& v = o.st->values[i];
-        if (k == "async") continue;
-        if (k == "save_address") {  // each op on the DSR then leaves its base where it ended
-          if (!to_bool(v, e.args[2]->span, ".save_address")) continue;
-          if (!d.dsd || d.dsd->kind != "mem1d_dsd")
-            fail(e.args[2]->span, "unsupported: .save_address of a DSD that is not a one-dimensional memory DSD");
-          emit(ctx, "dsdsave " + r.s + ", 1", e.span);
-          continue;
-        }
-        if (k == "activate" || k == "unblock") {
-          const int64_t id = completion_task_id(v, "." + k, e.args[2]->span, ctx);
-          if (is_async) ctx.gen->dsr_on_done[r.s] = ", " + k + "=" + std::to_string(id);
-          else emit(ctx, k + " " + std::to_string(id), e.span);
-          continue;
-        }
-        if (k == "ut_id") {  // the microthread of the asynchronous op that will run on the DSR
-          if (v.k != K::UT_ID) fail(e.args[2]->span, ".ut_id needs a microthread id (@get_ut_id)");
-          if (!is_async) fail(e.args[2]->span, ".ut_id of @load_to_dsr needs .async = true");
-          ctx.gen->dsr_ut[r.s] = v.i;
-          continue;
-        }
-        fail(e.args[2]->span, "unsupported: option ." + k + " of @load_to_dsr");
-      }
-    }
-    return none;
   }
   if (n == "map") {
     gen_map(e, ctx);

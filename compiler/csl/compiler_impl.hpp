@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -164,6 +165,18 @@ struct Placement {
 };
 
 
+class Compiler;
+
+// One builtin call and the checks every builtin makes of its arguments (builtins.cpp).
+struct BuiltinCall {
+  Compiler& c;
+  const Expr& e;
+  Ctx& ctx;
+  void argc(size_t lo, size_t hi) const;                      // how many arguments it takes
+  Value ct(size_t i, const std::string& what) const;          // argument i, evaluated at comptime
+  int64_t ci(size_t i, const std::string& what) const;        // argument i, a comptime integer
+};
+
 struct HostExport {
   std::string name;
   TypeRef type;  // MANY_PTR or FN
@@ -211,6 +224,9 @@ class Compiler {
 
   // ---- builtins.cpp ----
   Value builtin(const Expr& e, Ctx& ctx);
+  // ---- dsd_mutation_builtins.cpp: @increment_dsd_offset, @set_dsd_base_addr / _length / _stride,
+  // @get_dsr, @load_to_dsr; nothing for another builtin ----
+  std::optional<Value> dsd_mutation_builtin(const BuiltinCall& call);
   // ---- dsd_builtins.cpp ----
   Value make_dsd(const Expr& e, Ctx& ctx);
   GlobalVar* comptime_array_storage(const Value& array, const std::string& name, Span at, Ctx& ctx);

@@ -429,6 +429,14 @@ Value Compiler::coerce(const Value& v, const TypeRef& t, Span at, Ctx& ctx) {
     if (r.type->kind == TK::BOOL && t->kind == TK::BOOL) return r;
     fail(at, "expected type '" + t->str() + "', found '" + r.type->str() + "' (convert with @as)");
   }
+  // The types that take a value of these kinds as it is.
+  static const std::map<TK, std::set<K>> as_is = {
+      {TK::BOOL, {K::BOOL}}, {TK::TYPE, {K::TYPE}}, {TK::COMPTIME_STRING, {K::STRING}}, {TK::COLOR, {K::COLOR}},
+      {TK::DATA_TASK_ID, {K::TASK_ID}}, {TK::LOCAL_TASK_ID, {K::TASK_ID}}, {TK::CONTROL_TASK_ID, {K::TASK_ID}},
+      {TK::INPUT_QUEUE, {K::QUEUE}}, {TK::OUTPUT_QUEUE, {K::QUEUE}}, {TK::MODULE, {K::MODULE}},
+      {TK::DSD, {K::DSD, K::DSR_VAR}}, {TK::FN, {K::FUNCTION}}, {TK::DIRECTION, {K::DIRECTION}},
+      {TK::UT_ID, {K::UT_ID}}, {TK::STRUCT, {K::STRUCT}}};
+  if (auto it = as_is.find(t->kind); it != as_is.end() && it->second.count(v.k)) return v;
   switch (t->kind) {
     case TK::INT:
       if (v.k == K::INT || (v.k == K::FLOAT && v.f == std::floor(v.f))) {
@@ -446,32 +454,8 @@ Value Compiler::coerce(const Value& v, const TypeRef& t, Span at, Ctx& ctx) {
     case TK::COMPTIME_FLOAT:
       if (v.k == K::FLOAT || v.k == K::INT) return make_float(v.k == K::FLOAT ? v.f : double(v.i));
       break;
-    case TK::BOOL:
-      if (v.k == K::BOOL) return v;
-      break;
-    case TK::TYPE:
-      if (v.k == K::TYPE) return v;
-      break;
-    case TK::COMPTIME_STRING:
-      if (v.k == K::STRING) return v;
-      break;
     case TK::COMPTIME_STRUCT:
       if (v.k == K::STRUCT && (!v.type || v.type->kind != TK::ARRAY)) return v;
-      break;
-    case TK::COLOR:
-      if (v.k == K::COLOR) return v;
-      break;
-    case TK::DATA_TASK_ID: case TK::LOCAL_TASK_ID: case TK::CONTROL_TASK_ID:
-      if (v.k == K::TASK_ID) return v;
-      break;
-    case TK::INPUT_QUEUE: case TK::OUTPUT_QUEUE:
-      if (v.k == K::QUEUE) return v;
-      break;
-    case TK::MODULE:
-      if (v.k == K::MODULE) return v;
-      break;
-    case TK::DSD:
-      if (v.k == K::DSD || v.k == K::DSR_VAR) return v;
       break;
     case TK::ARRAY:
       if (v.k == K::STRUCT && v.type && v.type->kind == TK::ARRAY && same_type(v.type->elem, t->elem) &&
@@ -515,18 +499,6 @@ Value Compiler::coerce(const Value& v, const TypeRef& t, Span at, Ctx& ctx) {
           if (t->field_names[i] == v.s) return field(make_type_value(t), v.s, at, ctx);
         fail(at, "enum " + t->str() + " has no member '" + v.s + "'");
       }
-      break;
-    case TK::FN:
-      if (v.k == K::FUNCTION) return v;
-      break;
-    case TK::DIRECTION:
-      if (v.k == K::DIRECTION) return v;
-      break;
-    case TK::UT_ID:
-      if (v.k == K::UT_ID) return v;
-      break;
-    case TK::STRUCT:
-      if (v.k == K::STRUCT) return v;
       break;
     default: break;
   }

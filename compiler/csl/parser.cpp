@@ -128,11 +128,25 @@ class Parser {
     return s;
   }
 
-  StmtPtr var_decl() {
+  // A declaration of `kind` starting at the current keyword (var, const, param, fn, task), taken.
+  StmtPtr declaration(StmtKind kind) {
     auto s = std::make_unique<Stmt>();
-    s->kind = StmtKind::VAR;
+    s->kind = kind;
     s->span = cur().span;
     s->decl_kind = take().text;
+    return s;
+  }
+
+  // `(expr)` after `keyword` (if, while, switch).
+  ExprPtr condition(const std::string& keyword) {
+    expect("(", "after '" + keyword + "'");
+    ExprPtr e = expr();
+    expect(")", "after the condition of '" + keyword + "'");
+    return e;
+  }
+
+  StmtPtr var_decl() {
+    auto s = declaration(StmtKind::VAR);
     s->name = expect_ident("a name after '" + s->decl_kind + "'");
     if (accept(":")) s->type = type_expr();
     if (accept("align")) {
@@ -157,10 +171,7 @@ class Parser {
   }
 
   StmtPtr fn_decl() {
-    auto s = std::make_unique<Stmt>();
-    s->kind = StmtKind::FN;
-    s->span = cur().span;
-    s->decl_kind = take().text;
+    auto s = declaration(StmtKind::FN);
     s->name = expect_ident("a function name after '" + s->decl_kind + "'");
     expect("(", "after the function name");
     while (!is(")")) {
@@ -224,9 +235,7 @@ class Parser {
     }
     if (accept("if")) {
       s->kind = StmtKind::IF;
-      expect("(", "after 'if'");
-      s->value = expr();
-      expect(")", "after the condition of 'if'");
+      s->value = condition("if");
       if (is("{")) {
         s->body = block("after 'if (...)'");
       } else if (is("return") || is("break") || is("continue") || is("if") || is("while") || is("for") ||
@@ -245,9 +254,7 @@ class Parser {
     }
     if (accept("while")) {
       s->kind = StmtKind::WHILE;
-      expect("(", "after 'while'");
-      s->value = expr();
-      expect(")", "after the condition of 'while'");
+      s->value = condition("while");
       if (accept(":")) {
         expect("(", "before the continue expression of 'while'");
         s->step = simple_statement();
@@ -431,31 +438,23 @@ class Parser {
 
   ExprPtr primary() {
     const Token& t = cur();
+    // A node of the token's own value (each kind of token fills only its field of it).
+    auto leaf = [&](ExprKind kind) {
+      auto e = node(kind, t.span);
+      const Token& tok = take();
+      e->int_value = tok.int_value;
+      e->float_value = tok.float_value;
+      e->text = tok.text;
+      return e;
+    };
     switch (t.kind) {
       case Tok::INT:
-      case Tok::CHAR: {
-        auto e = node(ExprKind::INT, t.span);
-        e->int_value = take().int_value;
-        return e;
-      }
-      case Tok::FLOAT: {
-        auto e = node(ExprKind::FLOAT, t.span);
-        e->float_value = take().float_value;
-        return e;
-      }
-      case Tok::STRING: {
-        auto e = node(ExprKind::STRING, t.span);
-        e->text = take().text;
-        return e;
-      }
-      case Tok::IDENT: {
-        auto e = node(ExprKind::IDENT, t.span);
-        e->text = take().text;
-        return e;
-      }
+      case Tok::CHAR: return leaf(ExprKind::INT);
+      case Tok::FLOAT: return leaf(ExprKind::FLOAT);
+      case Tok::STRING: return leaf(ExprKind::STRING);
+      case Tok::IDENT: return leaf(ExprKind::IDENT);
       case Tok::BUILTIN: {
-        auto e = node(ExprKind::BUILTIN, t.span);
-        e->text = take().text;
+        auto e = leaf(ExprKind::BUILTIN);
         expect("(", "after the builtin '@" + e->text + "'");
         e->args = call_args("'@" + e->text + "'");
         return e;
@@ -632,9 +631,7 @@ class Parser {
 
   ExprPtr if_expr() {
     auto e = node(ExprKind::IF_EXPR, take().span);
-    expect("(", "after 'if'");
-    e->args.push_back(expr());
-    expect(")", "after the condition");
+    e->args.push_back(condition("if"));
     e->args.push_back(expr());
     // CSL accepts a comptime `if` expression without `else`; reaching the missing branch is an
     // error of the evaluation.
@@ -644,9 +641,7 @@ class Parser {
 
   ExprPtr switch_expr() {
     auto e = node(ExprKind::SWITCH, take().span);
-    expect("(", "after 'switch'");
-    e->args.push_back(expr());
-    expect(")", "after the switch operand");
+    e->args.push_back(condition("switch"));
     expect("{", "to open the switch cases");
     while (!is("}")) {
       SwitchCase c;

@@ -159,13 +159,15 @@ std::string Value::str() const {
   return "?";
 }
 
-Value make_int(int64_t v, TypeRef t) {
+Value make_numbered(Value::K k, int64_t i, TypeRef t) {
   Value x;
-  x.k = Value::K::INT;
-  x.i = v;
-  x.type = t ? t : make_type(TK::COMPTIME_INT);
+  x.k = k;
+  x.i = i;
+  x.type = std::move(t);
   return x;
 }
+
+Value make_int(int64_t v, TypeRef t) { return make_numbered(Value::K::INT, v, t ? t : make_type(TK::COMPTIME_INT)); }
 
 Value make_float(double v, TypeRef t) {
   Value x;
@@ -175,13 +177,9 @@ Value make_float(double v, TypeRef t) {
   return x;
 }
 
-Value make_bool(bool v) {
-  Value x;
-  x.k = Value::K::BOOL;
-  x.i = v;
-  x.type = make_type(TK::BOOL);
-  return x;
-}
+Value make_bool(bool v) { return make_numbered(Value::K::BOOL, v, make_type(TK::BOOL)); }
+
+Value make_void() { return make_numbered(Value::K::VOID, 0, make_type(TK::VOID)); }
 
 Value make_type_value(TypeRef t) {
   Value x;

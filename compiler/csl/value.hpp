@@ -108,9 +108,13 @@ constexpr int kH2dStreamColor = 23;
 constexpr int kD2hStreamColor = 31;
 constexpr int kStreamQueue = 1;
 
+// A comptime value of kind `k` numbered `i` (an integer, a color, a queue, a task or microthread
+// id) with type `t`.
+Value make_numbered(Value::K k, int64_t i, TypeRef t);
 Value make_int(int64_t v, TypeRef t = nullptr);
 Value make_float(double v, TypeRef t = nullptr);
 Value make_bool(bool v);
+Value make_void();  // what a statement-like builtin returns
 Value make_type_value(TypeRef t);
 
 }  // namespace wsemu::compiler::csl

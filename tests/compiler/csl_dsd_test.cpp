@@ -127,6 +127,20 @@ TEST(CslLoadToDsr, MicrothreadAndActivationOfTheOpOnTheDsr) {
   EXPECT_EQ(done[0], 42u);
 }
 
+// The priority programs' run: `src` into PE (0,0)'s "src", then launch `run`.
+void copy_in_and_run(SdkRuntime& rt, const std::vector<uint32_t>& src) {
+  rt.load();
+  rt.memcpy_h2d("src", src, 0, 0, 1, 1, int(src.size()));
+  launch_and_settle(rt, "run");
+}
+
+// A compile that must fail, first at `line` of its PE program, saying `text`.
+void expect_refused(const compiler::csl::CslResult& r, int line, const std::string& text) {
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.diagnostics[0].line, line) << r.diagnostics[0].to_string();
+  EXPECT_NE(r.diagnostics[0].message.find(text), std::string::npos) << r.diagnostics[0].to_string();
+}
+
 // `.priority` of async ops (tests/compiler/programs/priority, the form of the SDK's WSE-2
 // spmv-hypersparse): the ops carry their level to the ISA and compute what plain copies do,
 // done = src[0] + src[3] = 7 + 40. On wse3 the priority is the queue's, so the op's option is an
@@ -139,18 +153,12 @@ TEST(CslPriority, AsyncOpsCarryTheirLevelOnWse2AndAreRefusedOnWse3) {
   EXPECT_EQ(count(code, "priority=high, activate=11"), 1u) << code;
   EXPECT_EQ(count(code, "priority=medium, activate=12"), 1u) << code;
   SdkRuntime rt(*r.executable);
-  rt.load();
   const std::vector<uint32_t> src = {7, 20, 30, 40};
-  rt.memcpy_h2d("src", src, 0, 0, 1, 1, 4);
-  launch_and_settle(rt, "run");
+  copy_in_and_run(rt, src);
   EXPECT_EQ(read_back(rt, "dst", 0, 0, 1, 1, 4), src);
   EXPECT_EQ(read_back(rt, "done", 0, 0, 1, 1, 1)[0], 47u);
-
-  auto r3 = compile_csl_kernel(layout, {}, "wse3", {3, 3, 1, 1}, "wsemu-csl-priority-wse3");
-  ASSERT_FALSE(r3.ok());
-  EXPECT_EQ(r3.diagnostics[0].line, 25) << r3.diagnostics[0].to_string();
-  EXPECT_NE(r3.diagnostics[0].message.find("on wse3 the microthread priority is the queue's"), std::string::npos)
-      << r3.diagnostics[0].to_string();
+  expect_refused(compile_csl_kernel(layout, {}, "wse3", {3, 3, 1, 1}, "wsemu-csl-priority-wse3"), 25,
+                 "on wse3 the microthread priority is the queue's");
 }
 
 // @initialize_queue's .priority on wse3 (tests/compiler/programs/queue_priority): the async ops
@@ -164,19 +172,12 @@ TEST(CslPriority, InitializeQueueGivesItsOpsTheQueuesLevelOnWse3) {
   EXPECT_EQ(count(r.programs.at("pe_0.wsa"), "activate=12, priority=high"), 1u) << r.programs.at("pe_0.wsa");
   EXPECT_EQ(count(r.programs.at("pe_1.wsa"), "activate=12, priority=medium"), 1u) << r.programs.at("pe_1.wsa");
   SdkRuntime rt(*r.executable);
-  rt.load();
   const std::vector<uint32_t> src = {5, 6, 7, 8};
-  rt.memcpy_h2d("src", src, 0, 0, 1, 1, 4);
-  launch_and_settle(rt, "run");
+  copy_in_and_run(rt, src);
   EXPECT_EQ(read_back(rt, "dst", 1, 0, 1, 1, 4), src);
   EXPECT_EQ(read_back(rt, "got", 0, 0, 2, 1, 1), (std::vector<uint32_t>{1, 1}));
-
-  auto r2 = compile_csl_kernel(layout, {}, "wse2", {4, 3, 1, 1}, "wsemu-csl-queue-priority-wse2");
-  ASSERT_FALSE(r2.ok());
-  EXPECT_EQ(r2.diagnostics[0].line, 35) << r2.diagnostics[0].to_string();
-  EXPECT_NE(r2.diagnostics[0].message.find("on wse2 the microthread priority is an option of the async operation"),
-            std::string::npos)
-      << r2.diagnostics[0].to_string();
+  expect_refused(compile_csl_kernel(layout, {}, "wse2", {4, 3, 1, 1}, "wsemu-csl-queue-priority-wse2"), 35,
+                 "on wse2 the microthread priority is an option of the async operation");
 }
 
 // A wse2 kernel may receive on input queue 1, which the SDK's memcpy leaves free there
