@@ -129,11 +129,7 @@ int main(int argc, char** argv) {
   const auto expected = reference_train(model, optimizer, 4, 2, steps);
   const uint64_t got = hash_weights(actual), want = hash_weights(expected);
   const nlohmann::json status = [&] {
-    ClientOptions client;
-    client.address = cluster.memoryx_addresses().at(0);
-    client.token = cluster.token();
-    client.role = pb::ORCHESTRATOR;
-    ClusterClient c(client);
+    ClusterClient c(orchestrator_options(cluster, cluster.memoryx_addresses().at(0)));
     c.connect();
     return c.status();
   }();

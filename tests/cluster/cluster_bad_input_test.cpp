@@ -153,10 +153,7 @@ class ClusterBadInput : public ::testing::Test {
 
   // The node answers a well-behaved client: status, and MemoryX serves a tensor.
   void expect_serving(const std::string& address, bool memoryx) {
-    ClientOptions options;
-    options.address = address;
-    options.token = cluster_->token();
-    options.role = pb::ORCHESTRATOR;
+    ClientOptions options = orchestrator_options(*cluster_, address);
     options.connect_timeout = std::chrono::seconds(5);
     ClusterClient client(options);
     client.connect();

@@ -60,11 +60,7 @@ TEST(ClusterFaults, KillingMemoryXAtARandomStepAndRestartingItLosesNothing) {
   EXPECT_TRUE(
       bit_identical(read_model(cluster, model), reference_train(model, optimizer, 4, 2, kSteps)));
   // The root reconnected to the restarted MemoryX.
-  ClientOptions client;
-  client.address = cluster.root_address();
-  client.token = cluster.token();
-  client.role = pb::ORCHESTRATOR;
-  ClusterClient root(client);
+  ClusterClient root(orchestrator_options(cluster, cluster.root_address()));
   root.connect();
   EXPECT_GE(root.status()["counters"]["upstream_reconnects"].get<uint64_t>(), 1u);
 }
@@ -141,10 +137,7 @@ TEST(ClusterFaults, AFullDiskPausesTheRunAndLosesNothing) {
   const SyntheticModel model = SyntheticModel::small(24);
   LocalCluster cluster(cluster_options(4, 2, optimizer, {"--checkpoint-every", "7"}));
   start_with_model(cluster, model, optimizer);
-  ClientOptions control_options;
-  control_options.address = cluster.memoryx_addresses().at(0);
-  control_options.token = cluster.token();
-  control_options.role = pb::ORCHESTRATOR;
+  ClientOptions control_options = orchestrator_options(cluster, cluster.memoryx_addresses().at(0));
   control_options.name = "watcher";
   ClusterClient control(control_options);
   control.connect();

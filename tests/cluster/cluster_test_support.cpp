@@ -179,6 +179,14 @@ LocalClusterOptions cluster_options(uint32_t leaves, uint32_t fanout,
   return options;
 }
 
+ClientOptions orchestrator_options(const LocalCluster& cluster, const std::string& address) {
+  ClientOptions options;
+  options.address = address;
+  options.token = cluster.token();
+  options.role = pb::ORCHESTRATOR;
+  return options;
+}
+
 void start_with_model(LocalCluster& cluster, const SyntheticModel& model,
                       const ReferenceOptimizer& optimizer, const std::string& tls_ca) {
   cluster.start();

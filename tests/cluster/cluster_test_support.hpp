@@ -92,6 +92,9 @@ LocalClusterOptions cluster_options(uint32_t leaves, uint32_t fanout,
                                     const ReferenceOptimizer& optimizer,
                                     const std::vector<std::string>& memoryx_extra = {});
 
+// How an orchestrator reaches the node at `address` of `cluster` (its token, no TLS).
+ClientOptions orchestrator_options(const LocalCluster& cluster, const std::string& address);
+
 // Starts `cluster` and loads the model's initial weights with the optimizer (init_model).
 void start_with_model(LocalCluster& cluster, const SyntheticModel& model,
                       const ReferenceOptimizer& optimizer, const std::string& tls_ca = "");

@@ -94,10 +94,7 @@ TEST(ClusterTls, PlainOrUntrustingClientsAreRefusedWithAClearError) {
   LocalCluster cluster(tls_cluster(pki, optimizer));
   cluster.start();
   auto connect_error = [&](const std::string& tls_ca) -> std::string {
-    ClientOptions o;
-    o.address = cluster.memoryx_addresses().front();
-    o.token = cluster.token();
-    o.role = pb::ORCHESTRATOR;
+    ClientOptions o = orchestrator_options(cluster, cluster.memoryx_addresses().front());
     o.tls_ca = tls_ca;
     o.connect_timeout = std::chrono::milliseconds(3000);
     try {

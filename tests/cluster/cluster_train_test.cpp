@@ -102,11 +102,7 @@ TEST(ClusterTrain, TwoMemoryXShardsSplitTheTensorsAndMatchTheReference) {
   EXPECT_TRUE(
       bit_identical(read_model(cluster, model), reference_train(model, optimizer, 2, 4, 10)));
   // Each shard holds only its own tensors (id mod 2).
-  ClientOptions client;
-  client.address = cluster.memoryx_addresses()[1];
-  client.token = cluster.token();
-  client.role = pb::ORCHESTRATOR;
-  ClusterClient shard1(client);
+  ClusterClient shard1(orchestrator_options(cluster, cluster.memoryx_addresses()[1]));
   shard1.connect();
   const auto held = shard1.read_tensors();
   ASSERT_EQ(held.size(), 2u);
