@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <numbers>
 
+#include "kernels/fft/dft_reference.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
@@ -78,12 +79,7 @@ Result run_case(const Case& c, bool backdoor = false) {
           }
   xt::xarray<float> xa = xt::zeros<float>({x.size()});
   for (size_t i = 0; i < x.size(); ++i) xa(i) = x[i];
-  xt::xarray<float> wre = xt::zeros<float>({w * w, n / 2}), wim = xt::zeros<float>({w * w, n / 2});
-  for (size_t pe = 0; pe < w * w; ++pe)
-    for (size_t k = 0; k < n / 2; ++k) {
-      wre(pe, k) = float(std::cos(2.0 * std::numbers::pi * double(k) / double(n)));
-      wim(pe, k) = float(-std::sin(2.0 * std::numbers::pi * double(k) / double(n)));
-    }
+  const auto [wre, wim] = twiddle_tables(n, w * w);
 
   runtime::host::RuntimeOptions options;
   options.backdoor = backdoor;  // the large runs time the kernel, not the copies

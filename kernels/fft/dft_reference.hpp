@@ -1,7 +1,8 @@
 // The fft tests' reference (the assembly kernel's fft_test.cpp and the CSL version's in
 // tests/compiler/csl_kernels_test.cpp): a direct O(N^2) DFT in double precision, numpy's
 // conventions (forward sum x_n e^{-2 pi i kn/N}, inverse (1/N) sum X_k e^{+2 pi i kn/N}), and
-// the error bound an FFT's output is held to.
+// the error bound an FFT's output is held to; and the twiddle table every FFT test copies in
+// (fft_test, fft2d_test, fft3d_test).
 //
 // Contract: header-only test support; no FFT, no emulator.
 #pragma once
@@ -9,6 +10,7 @@
 #include <cmath>
 #include <complex>
 #include <numbers>
+#include <utility>
 
 #include <xtensor/xarray.hpp>
 #include <xtensor/xbuilder.hpp>
@@ -36,6 +38,18 @@ inline double fft_tolerance(const xt::xarray<std::complex<double>>& ref, double 
   double scale = 0;
   for (auto v : ref) scale = std::max(scale, std::abs(v));
   return 4.0 * (std::log2(double(ref.size())) + 1.0) * unit_roundoff * scale;
+}
+
+// w[k] = e^{-2 pi i k/N}, k < N/2, for each of `pes` PEs: {re, im}, each [pes][N/2] (what the
+// SDK's run.py computes for its f_twiddle).
+inline std::pair<xt::xarray<float>, xt::xarray<float>> twiddle_tables(size_t n, size_t pes) {
+  xt::xarray<float> wre = xt::zeros<float>({pes, n / 2}), wim = xt::zeros<float>({pes, n / 2});
+  for (size_t pe = 0; pe < pes; ++pe)
+    for (size_t k = 0; k < n / 2; ++k) {
+      wre(pe, k) = float(std::cos(2.0 * std::numbers::pi * double(k) / double(n)));
+      wim(pe, k) = float(-std::sin(2.0 * std::numbers::pi * double(k) / double(n)));
+    }
+  return {wre, wim};
 }
 
 }  // namespace wsemu::testing

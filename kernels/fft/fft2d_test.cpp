@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <numbers>
 
+#include "kernels/fft/dft_reference.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
@@ -56,12 +57,7 @@ void run_case(const Case& c) {
   xt::xarray<float> x = xt::zeros<float>({n, 2 * n});
   for (size_t col = 0; col < n; ++col)
     for (size_t r = 0; r < n; ++r) x(col, 2 * r) = re(r, col), x(col, 2 * r + 1) = im(r, col);
-  xt::xarray<float> wre = xt::zeros<float>({n, n / 2}), wim = xt::zeros<float>({n, n / 2});
-  for (size_t pe = 0; pe < n; ++pe)
-    for (size_t k = 0; k < n / 2; ++k) {
-      wre(pe, k) = float(std::cos(2.0 * std::numbers::pi * double(k) / double(n)));
-      wim(pe, k) = float(-std::sin(2.0 * std::numbers::pi * double(k) / double(n)));
-    }
+  const auto [wre, wim] = twiddle_tables(n, n);
   auto encode = [&](const xt::xarray<float>& v) { return c.half ? half_words(v) : words(v); };
   MemcpyOptions o;
   if (c.half) o.data_type = MemcpyDataType::MEMCPY_16BIT;

@@ -29,11 +29,7 @@ void run_case(const Case& c) {
       build_kernel("fft", {{"N", int64_t(c.n)}, {"INVERSE", c.inverse ? 1 : 0}}, c.arch,
                    c.half ? "layout_f16.wsl" : "layout.wsl");
   xt::xarray<float> re = random_array({c.n}, 91), im = random_array({c.n}, 92);
-  xt::xarray<float> wre = xt::zeros<float>({c.n / 2}), wim = xt::zeros<float>({c.n / 2});
-  for (size_t k = 0; k < c.n / 2; ++k) {
-    wre(k) = float(std::cos(2.0 * std::numbers::pi * double(k) / double(c.n)));
-    wim(k) = float(-std::sin(2.0 * std::numbers::pi * double(k) / double(c.n)));
-  }
+  const auto [wre, wim] = twiddle_tables(c.n, 1);
   if (c.half) re = to_half_precision(re), im = to_half_precision(im);
   auto encode = [&](const xt::xarray<float>& a) { return c.half ? half_words(a) : words(a); };
   MemcpyOptions o;
