@@ -40,7 +40,8 @@
 //            (--sdk DIR, else $WSEMU_CSL_EXAMPLES, else ../csl-examples beside the source tree)
 //            compiled by `wsemu cslc` and run by their own run.py under `wsemu python`, in a
 //            scratch copy; the figures are the ones their run.py prints: single-tile-matvec's
-//            max cycles (against N^2 fmacs) and bandwidth-test's MB/s (against 7 Gbps). Skipped
+//            max cycles (against N^2 fmacs), bandwidth-test's MB/s (against 7 Gbps), and
+//            bicgstab's device cycles per iteration (shown only: its steps are host-driven). Skipped
 //            with a message when there is no checkout. With --stencil2d DIR (else
 //            $WSEMU_STENCIL2D), a folder holding the community Stencil2D at the commit whose
 //            run_test_log.csv has the published cycles (Elia-Belli/stencil-cerebras cd54d0e,
@@ -546,6 +547,21 @@ void csl_rows(const std::string& sdk, const std::string& stencil2d) {
     row("bandwidth-test (SDK CSL) " + dir + ", 5x5 PEs of 256 words, 1 channel, its run.py's MB/s",
         "7 Gbps = " + number(published) + " MB/s", number(mbs) + " MB/s", mbs / published);
   }
+  // BiCGStab from the SDK's CSL: its run.py drives every step from the host (a launch and scalar
+  // copies per step), so its device time per iteration is mostly those transfers; shown, not
+  // held against SC20's on-device loop (the bicgstab rows).
+  const std::string bicg = run_sdk_example(
+      checkout, "bicgstab",
+      "cslc ./src/layout.csl --arch wse2 --fabric-dims=15,10 --fabric-offsets=4,1 "
+      "--params=width:8,height:8,MAX_ZDIM:128 --params=BLOCK_SIZE:2 --params=C0_ID:0 --params=C1_ID:1 "
+      "--params=C2_ID:2 --params=C3_ID:3 --params=C4_ID:4 --params=C5_ID:5 --params=C6_ID:6 --params=C7_ID:7 "
+      "--params=C8_ID:8 -o=out --memcpy --channels=1 --width-west-buf=0 --width-east-buf=0; "
+      "cs_python ./run.py -m=8 -n=8 -k=128 --latestlink out --channels=1 --width-west-buf=0 "
+      "--width-east-buf=0 --zDim=128 --run-only --max-ite=2");
+  const double bicg_cycles = printed_number(bicg, R"(cycles_send = ([0-9]+) cycles)");
+  const double bicg_iters = printed_number(bicg, R"(number of iterations = ([0-9]+))");
+  row("bicgstab (SDK CSL) 8x8x128, its run.py's cycles_send / iterations (host-driven steps)", "-",
+      number(bicg_cycles / bicg_iters) + " cycles per iteration (kernels/bicgstab's on-device loop: see --rows bicgstab)", 0.0);
   std::string stencil = stencil2d;
   if (stencil.empty())
     if (const char* e = std::getenv("WSEMU_STENCIL2D")) stencil = e;
