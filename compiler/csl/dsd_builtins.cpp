@@ -74,6 +74,12 @@ Value Compiler::make_dsd(const Expr& e, Ctx& ctx) {
       d->queue = int(q.i);
     } else if (f == "control") {
       d->control = to_bool(eval_comptime(x, ctx, ".control"), x.span, ".control");
+    } else if (f == "priority") {
+      // wse3: the microthread priority of the async ops reading this fabin DSD (the SDK's DSDs
+      // page); on wse2 it is an option of the op.
+      if (opt.arch != "wse3" || d->kind != "fabin_dsd")
+        fail(x.span, ".priority of @get_dsd belongs to a fabin_dsd on wse3 (on wse2 it is an option of the async operation)");
+      d->priority = microthread_priority(eval_comptime(x, ctx, ".priority"), x.span);
     } else if (f == "wavelet_index_offset") {
       d->index_offset = to_bool(eval_comptime(x, ctx, ".wavelet_index_offset"), x.span, ".wavelet_index_offset");
     } else if (f == "advance_switch") {

@@ -161,22 +161,24 @@ TEST(CslPriority, AsyncOpsCarryTheirLevelOnWse2AndAreRefusedOnWse3) {
                  "on wse3 the microthread priority is the queue's");
 }
 
-// @initialize_queue's .priority on wse3 (tests/compiler/programs/queue_priority): the async ops
-// on the queue carry its level to the ISA (PE 0's send on output queue 2: high; PE 1's receive on
-// input queue 3: medium) and move the data as plain copies do; each PE's completion task runs
-// once. On wse2 the priority belongs to the op, so the field is an error at the configuration.
+// wse3 priorities (tests/compiler/programs/queue_priority): the async ops carry to the ISA their
+// fabin DSD's .priority, else their queue's from @initialize_queue (PE 0's send on output queue 2:
+// medium; PE 1's first receive through a high DSD, its second on input queue 3: low) and move the
+// data as plain copies do; each PE's completion task runs once. On wse2 the priority belongs to
+// the op, so the field is an error at @initialize_queue's configuration.
 TEST(CslPriority, InitializeQueueGivesItsOpsTheQueuesLevelOnWse3) {
   const std::string layout = source_dir() + "/tests/compiler/programs/queue_priority/layout.csl";
   auto r = compile_csl_kernel(layout, {}, "wse3", {4, 3, 1, 1}, "wsemu-csl-queue-priority-wse3");
   ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
-  EXPECT_EQ(count(r.programs.at("pe_0.wsa"), "activate=12, priority=high"), 1u) << r.programs.at("pe_0.wsa");
-  EXPECT_EQ(count(r.programs.at("pe_1.wsa"), "activate=12, priority=medium"), 1u) << r.programs.at("pe_1.wsa");
+  EXPECT_EQ(count(r.programs.at("pe_0.wsa"), "activate=12, priority=medium"), 1u) << r.programs.at("pe_0.wsa");
+  EXPECT_EQ(count(r.programs.at("pe_1.wsa"), "activate=13, priority=high"), 1u) << r.programs.at("pe_1.wsa");
+  EXPECT_EQ(count(r.programs.at("pe_1.wsa"), "activate=12, priority=low"), 1u) << r.programs.at("pe_1.wsa");
   SdkRuntime rt(*r.executable);
   const std::vector<uint32_t> src = {5, 6, 7, 8};
   copy_in_and_run(rt, src);
   EXPECT_EQ(read_back(rt, "dst", 1, 0, 1, 1, 4), src);
   EXPECT_EQ(read_back(rt, "got", 0, 0, 2, 1, 1), (std::vector<uint32_t>{1, 1}));
-  expect_refused(compile_csl_kernel(layout, {}, "wse2", {4, 3, 1, 1}, "wsemu-csl-queue-priority-wse2"), 35,
+  expect_refused(compile_csl_kernel(layout, {}, "wse2", {4, 3, 1, 1}, "wsemu-csl-queue-priority-wse2"), 48,
                  "on wse2 the microthread priority is an option of the async operation");
 }
 
