@@ -1,6 +1,5 @@
 // Helpers of the trace tests: assemble the small kernels of tests/trace/kernels, place them on
-// a wafer with routes, give each test its own scratch folder, and check that an output holds
-// the lines it must.
+// a wafer with routes, and give each test its own scratch folder.
 //
 // Contract: test-only. Every failure is a GoogleTest failure or a std::runtime_error naming
 // the kernel file; nothing here writes outside the scratch folder.
@@ -12,31 +11,19 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <initializer_list>
 #include <map>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#include <string_view>
 
 #include "emulator/arch_profile.hpp"
 #include "emulator/wafer.hpp"
 #include "inspect/trace/trace_writer.hpp"
 #include "isa/assembler.hpp"
+#include "tests/text_checks.hpp"
 
 namespace wsemu::testing {
-
-inline bool contains(std::string_view text, std::string_view needle) { return text.find(needle) != std::string_view::npos; }
-
-// Every one of `needles` stands in `text`; a failure names each missing one, then shows the text.
-inline ::testing::AssertionResult holds_all(std::string_view text, std::initializer_list<std::string_view> needles) {
-  std::string missing;
-  for (std::string_view needle : needles)
-    if (!contains(text, needle)) missing += "missing: " + std::string(needle) + "\n";
-  if (missing.empty()) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << missing << "in:\n" << text;
-}
 
 inline std::filesystem::path source_dir() {
   const char* env = std::getenv("WSEMU_SOURCE_DIR");

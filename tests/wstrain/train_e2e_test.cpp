@@ -76,7 +76,7 @@ TEST(WsTrain, KillingMemoryXMidRunResumesFromItsStoreWithTheSameWeights) {
 // (which an undisturbed run equals, TwoWafersTwentyStepsLearnAndMatchTheReferenceBitForBit).
 TEST(WsTrain, AKilledWaferIsRestartedAndTheRunStaysBitIdentical) {
   for (uint64_t seed = 1; seed <= 5; ++seed) {
-    SCOPED_TRACE(testing::Message() << "seed " << seed);
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
     TrainOptions o = synthetic_run(2, 10);
     o.kill_wafer_after_step = static_cast<int64_t>(1 + seed % 7);
     o.kill_wafer_seed = seed;
@@ -97,7 +97,7 @@ TEST(WsTrain, AKilledWaferIsRestartedAndTheRunStaysBitIdentical) {
 // (it once ended with "wafer 1 stopped (exit 3)": a worker restarted with no steps left).
 TEST(WsTrain, AWaferKilledAfterItsLastStepLeavesTheRunComplete) {
   for (uint64_t seed = 1; seed <= 3; ++seed) {
-    SCOPED_TRACE(testing::Message() << "seed " << seed);
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
     TrainOptions o = synthetic_run(2, 4);
     o.kill_wafer_after_step = 4;
     o.kill_wafer_seed = seed;
@@ -158,9 +158,7 @@ TEST(WsTrain, CommandLineRunWritesTheLossCurveAndSummary) {
   const std::string out = run_cli_ok("train --model mlp:16,12,4 --dataset synthetic --synthetic-samples 256 --wafers 2 "
                                      "--batch 16 --steps 4 --lr 0.01 --verify -q --out " +
                                      out_dir.string());
-  EXPECT_NE(out.find("test accuracy"), std::string::npos) << out;
-  EXPECT_NE(out.find("bit-identical"), std::string::npos) << out;
-  EXPECT_NE(out.find("predicted time of one step"), std::string::npos) << out;
+  EXPECT_TRUE(holds_all(out, {"test accuracy", "bit-identical", "predicted time of one step"}));
   EXPECT_TRUE(std::filesystem::exists(out_dir / "loss.csv"));
   EXPECT_TRUE(std::filesystem::exists(out_dir / "loss.png"));
   EXPECT_TRUE(std::filesystem::exists(out_dir / "summary.json"));

@@ -14,8 +14,11 @@
 #include <gtest/gtest.h>
 
 #include "runtime/wstrain/orchestrator.hpp"
+#include "tests/text_checks.hpp"
 
 namespace wsemu::wstrain {
+
+using testing::holds_all;
 
 inline std::string bin_dir() {
   const char* dir = std::getenv("WSEMU_BIN_DIR");
