@@ -19,10 +19,7 @@ namespace fs = std::filesystem;
 
 class LayoutBuild : public LayoutScratchFolder {
  protected:
-  void SetUp() override {
-    LayoutScratchFolder::SetUp();
-    write("q.wsa", kProgram);
-  }
+  LayoutBuild() : LayoutScratchFolder({{"q.wsa", kProgram}}) {}
   std::string errors(const std::string& layout, BuildOptions options = {}) {
     BuildResult r = build(layout, options);
     EXPECT_FALSE(r.ok());
@@ -90,13 +87,9 @@ rect r at (1, 1) size 4 x 2 {
   EXPECT_EQ(exe.pe_config_at(3, 2)->program, 1);
   EXPECT_EQ(exe.pe_config_at(2, 2)->program, 0);
   EXPECT_EQ(exe.pe_config_at(0, 0), nullptr);
-  ASSERT_EQ(exe.symbols.size(), 2u);
-  EXPECT_EQ(exe.symbols[1].name, "count");
-  EXPECT_EQ(exe.symbols[1].program_symbol, "n");
-  EXPECT_EQ(exe.symbols[1].type, isa::ElemType::I32);
-  EXPECT_FALSE(exe.symbols[1].host_readable);
-  EXPECT_TRUE(exe.symbols[1].host_writable);
-  EXPECT_EQ(exe.symbols[0].elems_per_pe, 4u);
+  // Name, program symbol, type, elements per PE (the layout's M), rect, host readable, writable.
+  EXPECT_EQ(exe.symbols, (std::vector<HostSymbol>{{"y", "y", isa::ElemType::F32, 4, 0, true, false},
+                                                  {"count", "n", isa::ElemType::I32, 2, 0, false, true}}));
   ASSERT_EQ(exe.functions.size(), 1u);
   EXPECT_EQ(exe.functions[0].name, "compute");
   EXPECT_EQ(exe.functions[0].rect, 0u);

@@ -19,10 +19,7 @@ namespace fs = std::filesystem;
 
 class LayoutChecker : public LayoutScratchFolder {
  protected:
-  void SetUp() override {
-    LayoutScratchFolder::SetUp();
-    write("p.wsa", "; placeholder: the checker only needs the file\n");
-  }
+  LayoutChecker() : LayoutScratchFolder({{"p.wsa", "; placeholder: the checker only needs the file\n"}}) {}
 
   // Parses and checks; the AST and source stay alive for the plan's pointers.
   CheckResult check(const std::string& text, std::map<std::string, int64_t> params = {}) {

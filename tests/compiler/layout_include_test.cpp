@@ -30,10 +30,7 @@ route C0 + 1 rx [N] tx [RAMP] where y == 1
 
 class LayoutInclude : public LayoutScratchFolder {
  protected:
-  void SetUp() override {
-    LayoutScratchFolder::SetUp();
-    write("q.wsa", kProgram);
-  }
+  LayoutInclude() : LayoutScratchFolder({{"q.wsa", kProgram}}) {}
   // Every diagnostic as printed by `wsemu build`, with the temporary folder cut out.
   std::string output(const BuildResult& r) {
     std::string out = format_diagnostics(r.diagnostics);

@@ -1,5 +1,6 @@
-// The fixture of the layout tests: a scratch folder per test (removed afterwards) to write
-// layouts, programs and included files into, and a build of a layout written there.
+// The fixture of the layout tests: a scratch folder per test (removed afterwards), holding the
+// files the suite starts from, to write layouts, programs and included files into, and a build
+// of a layout written there.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "compiler/layout/build.hpp"
 
@@ -31,12 +34,17 @@ helper:
 
 class LayoutScratchFolder : public ::testing::Test {
  protected:
+  // `files` (name, text) are written into the folder before each test: the programs its
+  // layouts place.
+  explicit LayoutScratchFolder(std::vector<std::pair<std::string, std::string>> files = {})
+      : files_(std::move(files)) {}
   void SetUp() override {
     dir_ = std::filesystem::temp_directory_path() /
            ("wsemu_layout_" + std::to_string(::getpid()) + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name() + "_" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     std::filesystem::create_directories(dir_);
+    for (const auto& [name, text] : files_) write(name, text);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
   // `name` may name a subfolder, which is made.
@@ -50,6 +58,9 @@ class LayoutScratchFolder : public ::testing::Test {
     return build_layout_file((dir_ / "t.wsl").string(), options);
   }
   std::filesystem::path dir_;
+
+ private:
+  std::vector<std::pair<std::string, std::string>> files_;
 };
 
 }  // namespace wsemu::compiler::layout
