@@ -25,17 +25,9 @@ int elem_bytes(ElemType t) {
   }
 }
 
-const Symbol* ObjectImage::find_symbol(std::string_view name) const {
-  for (const Symbol& s : symbols)
-    if (s.name == name) return &s;
-  return nullptr;
-}
+const Symbol* ObjectImage::find_symbol(std::string_view name) const { return find_named(symbols, name); }
 
-const Function* ObjectImage::find_function(std::string_view name) const {
-  for (const Function& f : functions)
-    if (f.name == name) return &f;
-  return nullptr;
-}
+const Function* ObjectImage::find_function(std::string_view name) const { return find_named(functions, name); }
 
 std::string ObjectImage::source_location(uint32_t pc) const {
   if (pc >= source_locations.size()) return "";

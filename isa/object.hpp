@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "isa/descriptor.hpp"
@@ -21,6 +22,15 @@ namespace wsemu::isa {
 // and are still read.
 constexpr uint32_t kObjectFormatVersion = 2;
 constexpr uint32_t kOldestObjectFormatVersion = 1;
+
+// The entry of `entries` (symbols, functions, ... of an object or an executable) whose `name`
+// is `name`; nullptr when there is none.
+template <typename Entries>
+const typename Entries::value_type* find_named(const Entries& entries, std::string_view name) {
+  for (const auto& entry : entries)
+    if (entry.name == name) return &entry;
+  return nullptr;
+}
 
 enum class ElemType : uint8_t { I16, U16, I32, U32, F16, F32 };
 std::string_view elem_type_name(ElemType t);

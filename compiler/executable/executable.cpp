@@ -1,6 +1,7 @@
 #include "compiler/executable/executable.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace wsemu::compiler {
@@ -76,22 +77,15 @@ const PeConfig* Executable::pe_config_at(uint32_t x, uint32_t y) const {
   return config < pe_configs.size() ? &pe_configs[config] : nullptr;
 }
 
-const HostSymbol* Executable::find_symbol(std::string_view name) const {
-  for (const HostSymbol& s : symbols)
-    if (s.name == name) return &s;
-  return nullptr;
-}
+const HostSymbol* Executable::find_symbol(std::string_view name) const { return isa::find_named(symbols, name); }
 
 const HostFunction* Executable::find_function(std::string_view name) const {
-  for (const HostFunction& f : functions)
-    if (f.name == name) return &f;
-  return nullptr;
+  return isa::find_named(functions, name);
 }
 
 std::optional<uint8_t> Executable::find_color(std::string_view name) const {
-  for (const NamedColor& c : colors)
-    if (c.name == name) return c.color;
-  return std::nullopt;
+  const NamedColor* c = isa::find_named(colors, name);
+  return c ? std::optional<uint8_t>(c->color) : std::nullopt;
 }
 
 uint64_t Executable::placed_pes() const {
@@ -174,18 +168,26 @@ std::vector<std::string> validate(const Executable& exe) {
     }
     return programs;
   };
+  // Symbols and functions share one namespace of host names, each on a rect of the executable:
+  // the programs of that rect, or nullopt when it has none.
   std::set<std::string> names;
+  auto programs_of_host_name = [&](const std::string& name, uint32_t rect,
+                                   const std::string& what) -> std::optional<std::set<int32_t>> {
+    if (!names.insert(name).second) add("host name '" + name + "' appears twice");
+    if (rect >= exe.rects.size()) {
+      add(what + " names a missing rect");
+      return std::nullopt;
+    }
+    return programs_of(exe.rects[rect]);
+  };
   for (const HostSymbol& s : exe.symbols) {
     const std::string what = "symbol '" + s.name + "'";
-    if (!names.insert(s.name).second) add("host name '" + s.name + "' appears twice");
-    if (s.rect >= exe.rects.size()) {
-      add(what + " names a missing rect");
-      continue;
-    }
+    const std::optional<std::set<int32_t>> programs = programs_of_host_name(s.name, s.rect, what);
+    if (!programs) continue;
     // Not every program of the rect need define it (the SDK exports a symbol on the PEs whose
     // program has it); the host's copy to a PE without it is a usage error at the call.
     bool defined = false;
-    for (int32_t p : programs_of(exe.rects[s.rect])) {
+    for (int32_t p : *programs) {
       const isa::Symbol* sym = exe.programs[static_cast<size_t>(p)].object.find_symbol(s.program_symbol);
       const std::string in = "program " + std::to_string(p) + " ('" +
                              exe.programs[static_cast<size_t>(p)].source_path + "')";
@@ -200,12 +202,9 @@ std::vector<std::string> validate(const Executable& exe) {
   }
   for (const HostFunction& f : exe.functions) {
     const std::string what = "function '" + f.name + "'";
-    if (!names.insert(f.name).second) add("host name '" + f.name + "' appears twice");
-    if (f.rect >= exe.rects.size()) {
-      add(what + " names a missing rect");
-      continue;
-    }
-    for (int32_t p : programs_of(exe.rects[f.rect])) {
+    const std::optional<std::set<int32_t>> programs = programs_of_host_name(f.name, f.rect, what);
+    if (!programs) continue;
+    for (int32_t p : *programs) {
       if (!exe.programs[static_cast<size_t>(p)].object.find_function(f.program_function))
         add(what + " names '" + f.program_function + "', which program " + std::to_string(p) +
             " ('" + exe.programs[static_cast<size_t>(p)].source_path + "') does not define");
