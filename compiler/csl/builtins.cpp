@@ -575,11 +575,19 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     return r;
   }
   if (n == "allocate_fifo") {
-    argc(1, 1);
+    argc(1, 2);
     Value b = eval(*e.args[0], ctx);
     if (b.k != K::GLOBAL || b.global->type->kind != TK::ARRAY || b.global->type->dims.size() != 1)
       fail(e.args[0]->span, "@allocate_fifo needs a one-dimensional global array (its buffer)");
     auto d = std::make_shared<DsdValue>();
+    const Value options = e.args.size() == 2 ? ct(1, "options") : make_void();
+    for (size_t i = 0; options.k == K::STRUCT && i < options.st->names.size(); ++i) {
+      const std::string& k = options.st->names[i];
+      // wse3: the microthread priority of the async ops on the FIFO; on wse2 it is the op's.
+      if (k != "priority") fail(e.args[1]->span, "unsupported: option ." + k + " of @allocate_fifo");
+      if (opt.arch != "wse3") fail(e.args[1]->span, "on wse2 the microthread priority is an option of the async operation, not of @allocate_fifo");
+      d->priority = microthread_priority(options.st->values[i], e.args[1]->span);
+    }
     d->kind = "fifo";
     d->span = e.span;
     d->base = b.global;

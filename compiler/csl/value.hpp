@@ -74,7 +74,7 @@ struct DsdValue {
   bool advance_switch = false;
   std::string on_control;  // fabin: "" or "terminate"
   bool index_offset = false;  // .wavelet_index_offset: an op's .index moves the base by that many elements
-  std::string priority;       // wse3 fabin .priority: the microthread level of the async ops on it ("": none)
+  std::string priority;       // wse3 fabin or FIFO .priority: the microthread level of the async ops on it ("": none)
   Span span;               // of the @get_dsd, for errors found when the program is written
   std::string key() const;  // identity, to share one template register between equal DSDs
 };

@@ -119,15 +119,16 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
   std::vector<std::string> ops;
   std::vector<std::pair<size_t, Value>> comptime_dsds;
   int fabout_queue = -1, fabin_queue = -1;  // the fabric operands' queues (the implied microthread)
-  std::string fabin_priority;               // wse3: a fabin operand's .priority
+  std::string dsd_priority;                 // wse3: a fabin or FIFO operand's .priority
   bool to_host_fifo = false;                // a fabout to the host: wsemu's firmware FIFO, no queue
   auto note_queue = [&](const Value& v) {
+    if (v.dsd && v.dsd->kind == "fifo" && dsd_priority.empty()) dsd_priority = v.dsd->priority;
     if (!v.dsd || (v.dsd->kind != "fabin_dsd" && v.dsd->kind != "fabout_dsd" && v.dsd->kind != "d2h_fifo")) return;
     const DsdValue r = resolve_fabric(*ctx.gen->p, *v.dsd);  // a d2h_fifo comes back as it is
     if (r.kind == "fabout_dsd" || r.kind == "d2h_fifo") fabout_queue = int(r.queue);
     if (r.kind == "d2h_fifo") to_host_fifo = true;
     if (r.kind == "fabin_dsd" && fabin_queue < 0) fabin_queue = int(r.queue);
-    if (r.kind == "fabin_dsd" && fabin_priority.empty()) fabin_priority = v.dsd->priority;
+    if (r.kind == "fabin_dsd" && dsd_priority.empty()) dsd_priority = v.dsd->priority;
   };
   // A scalar destination `&x` (`@fadds(&sum, sum, dsd)`): the op runs into a register holding x,
   // which a source naming x shares, so that it accumulates over the elements (the ISA's register
@@ -287,13 +288,13 @@ void Compiler::gen_vector_op(const Expr& e, Ctx& ctx) {
     const int implied = fabout_queue >= 0 ? fabout_queue : fabin_queue;
     if (is_async && (ctx.gen->p->arch == "wse3" || to_host_fifo) && implied >= 0 && suffix.find("ut=") == std::string::npos)
       suffix = ", ut=" + std::to_string(implied) + suffix;
-    // wse3: a fabin operand's .priority, else the one @initialize_queue gave a fabric operand's
-    // queue (its input queue's first).
+    // wse3: a fabin or FIFO operand's .priority, else the one @initialize_queue gave a fabric
+    // operand's queue (its input queue's first).
     if (is_async && ctx.gen->p->arch == "wse3") {
       const Program& p = *ctx.gen->p;
       auto in = p.input_queue_priority.find(fabin_queue);
       auto out = p.output_queue_priority.find(fabout_queue);
-      if (!fabin_priority.empty()) suffix += ", priority=" + fabin_priority;
+      if (!dsd_priority.empty()) suffix += ", priority=" + dsd_priority;
       else if (in != p.input_queue_priority.end()) suffix += ", priority=" + in->second;
       else if (out != p.output_queue_priority.end()) suffix += ", priority=" + out->second;
     }

@@ -182,6 +182,22 @@ TEST(CslPriority, InitializeQueueGivesItsOpsTheQueuesLevelOnWse3) {
                  "on wse2 the microthread priority is an option of the async operation");
 }
 
+// A FIFO's .priority on wse3 (tests/compiler/programs/fifo_priority): both async ops on the
+// FIFO, the push and the pop, carry it; the data come out as they went in. On wse2 the option is
+// an error at @allocate_fifo's options (the op's .priority is the place there).
+TEST(CslPriority, AFifosPriorityGoesToTheOpsOnItOnWse3) {
+  const std::string layout = source_dir() + "/tests/compiler/programs/fifo_priority/layout.csl";
+  auto r = compile_csl_kernel(layout, {}, "wse3", {3, 3, 1, 1}, "wsemu-csl-fifo-priority-wse3");
+  ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+  EXPECT_EQ(count(r.programs.at("pe_0.wsa"), "priority=high"), 2u) << r.programs.at("pe_0.wsa");
+  SdkRuntime rt(*r.executable);
+  const std::vector<uint32_t> src = {9, 8, 7, 6};
+  copy_in_and_run(rt, src);
+  EXPECT_EQ(read_back(rt, "dst", 0, 0, 1, 1, 4), src);
+  expect_refused(compile_csl_kernel(layout, {}, "wse2", {3, 3, 1, 1}, "wsemu-csl-fifo-priority-wse2"), 9,
+                 "on wse2 the microthread priority is an option of the async operation, not of @allocate_fifo");
+}
+
 // A wse2 kernel may receive on input queue 1, which the SDK's memcpy leaves free there
 // (tests/compiler/programs/queue1, as spmv-hypersparse's kernel does): PE 1 gets {11, 22, 33}
 // from PE 0 through queue 1 and its completion task sets got[3] = 1; a second launch, arriving
