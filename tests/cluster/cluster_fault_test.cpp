@@ -39,12 +39,23 @@ void wait_for_step(const std::atomic<uint64_t>& progress, uint64_t step) {
   }
 }
 
+// The MemoryX fault runs: 4 leaves under fan-out 2, momentum, MemoryX writing a checkpoint every
+// 7 steps, the synthetic model of `seed` loaded.
+struct MemoryXFaultRun {
+  explicit MemoryXFaultRun(uint64_t seed)
+      : model(SyntheticModel::small(seed)),
+        cluster(cluster_options(4, 2, optimizer, {"--checkpoint-every", "7"})) {
+    start_with_model(cluster, model, optimizer);
+  }
+  const ReferenceOptimizer optimizer = momentum();
+  const SyntheticModel model;
+  LocalCluster cluster;
+};
+
 TEST(ClusterFaults, KillingMemoryXAtARandomStepAndRestartingItLosesNothing) {
   Watchdog watchdog(std::chrono::seconds(100), "memoryx kill -9 run");
-  const auto optimizer = momentum();
-  const SyntheticModel model = SyntheticModel::small(21);
-  LocalCluster cluster(cluster_options(4, 2, optimizer, {"--checkpoint-every", "7"}));
-  start_with_model(cluster, model, optimizer);
+  MemoryXFaultRun run(21);
+  auto& [optimizer, model, cluster] = run;
   std::mt19937 random(std::random_device{}());
   const uint64_t kill_at = 5 + random() % 40;
   const auto downtime = std::chrono::milliseconds(random() % 300);
@@ -133,10 +144,8 @@ TEST(ClusterFaults, MemoryXRestartsFromItsStoreWithIdenticalState) {
 // weights).
 TEST(ClusterFaults, AFullDiskPausesTheRunAndLosesNothing) {
   Watchdog watchdog(std::chrono::seconds(100), "memoryx full disk run");
-  const auto optimizer = momentum();
-  const SyntheticModel model = SyntheticModel::small(24);
-  LocalCluster cluster(cluster_options(4, 2, optimizer, {"--checkpoint-every", "7"}));
-  start_with_model(cluster, model, optimizer);
+  MemoryXFaultRun run(24);
+  auto& [optimizer, model, cluster] = run;
   ClientOptions control_options = orchestrator_options(cluster, cluster.memoryx_addresses().at(0));
   control_options.name = "watcher";
   ClusterClient control(control_options);
