@@ -240,20 +240,22 @@ std::string usage_error(const std::function<void(SdkRuntime&)>& call) {
   return "";
 }
 
+// The usage error of a memcpy_h2d of `words` zeros into `symbol` on the w x h PEs at (x0, y0),
+// n elements per PE.
+std::string h2d_error(const std::string& symbol, size_t words, int x0, int y0, int w, int h, int n) {
+  return usage_error([&](SdkRuntime& rt) { rt.memcpy_h2d(symbol, std::vector<uint32_t>(words), x0, y0, w, h, n); });
+}
+
 TEST(HostMemcpy, UsageErrorsAreClear) {
   using ::testing::HasSubstr;
-  EXPECT_THAT(usage_error([](SdkRuntime& rt) { rt.memcpy_h2d("nope", std::vector<uint32_t>(8), 0, 0, 1, 1, 8); }),
+  EXPECT_THAT(h2d_error("nope", 8, 0, 0, 1, 1, 8),
               HasSubstr("no exported symbol 'nope' (the executable exports: words, halfs, result)"));
-  EXPECT_THAT(usage_error([](SdkRuntime& rt) { rt.memcpy_h2d("words", std::vector<uint32_t>(8), 1, 1, 2, 1, 4); }),
-              HasSubstr("outside rectangle 'echo' (2 x 2)"));
-  EXPECT_THAT(usage_error([](SdkRuntime& rt) { rt.memcpy_h2d("words", std::vector<uint32_t>(7), 0, 0, 1, 1, 8); }),
+  EXPECT_THAT(h2d_error("words", 8, 1, 1, 2, 1, 4), HasSubstr("outside rectangle 'echo' (2 x 2)"));
+  EXPECT_THAT(h2d_error("words", 7, 0, 0, 1, 1, 8),
               HasSubstr("1 x 1 PEs x 8 elements = 8 elements, but the data holds 7"));
-  EXPECT_THAT(usage_error([](SdkRuntime& rt) { rt.memcpy_h2d("words", std::vector<uint32_t>(9), 0, 0, 1, 1, 9); }),
-              HasSubstr("9 elements per PE, but symbol 'words' holds 8 per PE"));
-  EXPECT_THAT(usage_error([](SdkRuntime& rt) { rt.memcpy_h2d("halfs", std::vector<uint32_t>(8), 0, 0, 1, 1, 8); }),
-              HasSubstr("holds u16 (16-bit) elements; use MEMCPY_16BIT"));
-  EXPECT_THAT(usage_error([](SdkRuntime& rt) { rt.memcpy_h2d("result", std::vector<uint32_t>(4), 0, 0, 1, 1, 4); }),
-              HasSubstr("symbol 'result' is not host-writable"));
+  EXPECT_THAT(h2d_error("words", 9, 0, 0, 1, 1, 9), HasSubstr("9 elements per PE, but symbol 'words' holds 8 per PE"));
+  EXPECT_THAT(h2d_error("halfs", 8, 0, 0, 1, 1, 8), HasSubstr("holds u16 (16-bit) elements; use MEMCPY_16BIT"));
+  EXPECT_THAT(h2d_error("result", 4, 0, 0, 1, 1, 4), HasSubstr("symbol 'result' is not host-writable"));
   EXPECT_THAT(
       usage_error([](SdkRuntime& rt) { rt.memcpy_h2d_rowbcast("words", std::vector<uint32_t>(8), 0, 0, 2, 2, 8); }),
       HasSubstr("memcpy_h2d_rowbcast: 2 rows x 8 elements = 16 elements, but the data holds 8"));
