@@ -48,6 +48,11 @@ class TraceCli : public ScratchDir {
     std::memcpy(arr.data.data(), v.data(), arr.data.size());
     runtime::npy::write_npy(path(name), arr);
   }
+  // `wsemu debug gemv.wsx` on the inputs with `commands` as its batch file: its exit status.
+  int debug_batch(const std::string& commands) {
+    std::ofstream(path("cmds.txt")) << commands;
+    return sh(wsemu_ + " debug " + path("gemv.wsx") + inputs_ + " --batch " + path("cmds.txt"));
+  }
   int sh(const std::string& cmd) {
     const int rc = std::system((cmd + " > " + path("out.txt") + " 2>&1").c_str());
     output_ = read_file(path("out.txt"));
@@ -94,16 +99,17 @@ TEST_F(TraceCli, RunRecordsATraceThatEveryViewReads) {
 TEST_F(TraceCli, DebugBatchBreaksStepsAndPrints) {
   // Stop at the column loop of compute, step, print; run to the end and compare y with the
   // value computed here.
-  std::ofstream(path("cmds.txt")) << "# stop at the top of the column loop\n"
-                                     "break pc column at 1,1\n"
-                                     "run\n"
-                                     "step 3\n"
-                                     "print x[0]\n"
-                                     "delete\n"
-                                     "continue\n"
-                                     "print y\n";
-  const int rc = sh(wsemu_ + " debug " + path("gemv.wsx") + inputs_ + " --batch " + path("cmds.txt"));
-  EXPECT_EQ(rc, 0) << output_;
+  EXPECT_EQ(debug_batch(R"(# stop at the top of the column loop
+break pc column at 1,1
+run
+step 3
+print x[0]
+delete
+continue
+print y
+)"),
+            0)
+      << output_;
   EXPECT_TRUE(contains(output_, "is about to run pc")) << output_;
   EXPECT_TRUE(contains(output_, "(wsemu) print x[0]\nx[0] = 1\n")) << output_;
   std::string expected = "y = [";
@@ -119,22 +125,23 @@ TEST_F(TraceCli, DebugBatchWaveletBreakWhereWatchAndReplay) {
   //    A[0][0] * x[0] = 0 * 1, no change; column 1 adds A[0][1] * x[1] = 1 * 2: 12, with
   //    x[1] = 2.0f (0x40000000) in r10, loaded by the `ld32` just before the fmacs.
   // 3. Without stops the run ends quiescent with y as computed here.
-  std::ofstream(path("cmds.txt")) << "break wavelet 23 at 1,1\n"
-                                     "run\n"
-                                     "where 1,1,1,1\n"
-                                     "delete\n"
-                                     "watch y\n"
-                                     "continue\n"
-                                     "print y[0]\n"
-                                     "where 1,1,1,1\n"
-                                     "continue\n"
-                                     "print y[0]\n"
-                                     "print r10\n"
-                                     "delete\n"
-                                     "continue\n"
-                                     "print y\n";
-  const int rc = sh(wsemu_ + " debug " + path("gemv.wsx") + inputs_ + " --batch " + path("cmds.txt"));
-  EXPECT_EQ(rc, 0) << output_;
+  EXPECT_EQ(debug_batch(R"(break wavelet 23 at 1,1
+run
+where 1,1,1,1
+delete
+watch y
+continue
+print y[0]
+where 1,1,1,1
+continue
+print y[0]
+print r10
+delete
+continue
+print y
+)"),
+            0)
+      << output_;
   EXPECT_TRUE(holds_all(output_, {
       "PE(1,1)'s router sent a wavelet of color 23 to the core (RAMP)",
       // The wavelet stop comes before the picker has seen the landing: PE(1,1) is still idle.
