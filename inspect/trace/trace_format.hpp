@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -116,6 +117,75 @@ struct ByteCursor {
 // ---- event records ----
 // record = u8 kind, u8 body length, body; body = varint cycle delta, u16 x, u16 y, then the
 // kind's fields (README.md, "Event records").
+
+// What a record holds after x and y: a list of fields, one table for both directions.
+enum class EventField : uint8_t { DIRECTION, COLOR_AND_CONTROL, PAYLOAD, AUX, TASK, PC, REASON, COLOR };
+
+// The kind's fields in file order (README.md, "Event records").
+inline std::span<const EventField> kind_fields(emu::TraceKind kind) {
+  using enum EventField;
+  static constexpr EventField kWavelet[] = {DIRECTION, COLOR_AND_CONTROL, PAYLOAD, AUX};
+  static constexpr EventField kTask[] = {TASK, PC};
+  static constexpr EventField kStall[] = {REASON, AUX, COLOR, TASK, PC};
+  static constexpr EventField kSwitch[] = {COLOR, AUX};
+  static constexpr EventField kLinkStall[] = {DIRECTION, COLOR_AND_CONTROL, REASON};
+  switch (kind) {
+    case emu::TraceKind::WAVELET_HOP:
+    case emu::TraceKind::WAVELET_LANDED: return kWavelet;
+    case emu::TraceKind::INSTRUCTION:
+    case emu::TraceKind::TASK_PICKED:
+    case emu::TraceKind::TASK_ACTIVATED:
+    case emu::TraceKind::TASK_BLOCKED:
+    case emu::TraceKind::TASK_UNBLOCKED: return kTask;
+    case emu::TraceKind::STALL: return kStall;
+    case emu::TraceKind::SWITCH_CHANGED: return kSwitch;
+    case emu::TraceKind::LINK_STALL: return kLinkStall;
+  }
+  return {};
+}
+
+// Io is EventWriter (encode, Event const) or EventReader (decode): each field's bytes are
+// described once, so the two directions cannot drift apart.
+template <typename Io, typename Event>
+void transfer_kind_fields(Io& io, Event& e) {
+  for (const EventField field : kind_fields(e.kind)) {
+    switch (field) {
+      case EventField::DIRECTION: io.u8(e.direction); break;
+      case EventField::COLOR_AND_CONTROL: io.color_and_control(e.color, e.control); break;
+      case EventField::PAYLOAD: io.u32(e.payload); break;
+      case EventField::AUX: io.u8(e.aux); break;
+      case EventField::TASK: io.u8(e.task); break;
+      case EventField::PC: io.varint(e.pc); break;
+      case EventField::REASON: io.u8(e.reason); break;
+      case EventField::COLOR: io.u8(e.color); break;
+    }
+  }
+}
+
+// A wavelet's color (bits 0-4) and its control flag (bit 7) share one byte.
+constexpr uint8_t kControlBit = 0x80;
+constexpr uint8_t kColorBits = 31;
+
+struct EventWriter {
+  std::vector<uint8_t>& b;
+  void u8(uint8_t v) { put_u8(b, v); }
+  void u32(uint32_t v) { put_u32(b, v); }
+  void varint(uint64_t v) { put_varint(b, v); }
+  void color_and_control(uint8_t color, bool control) { put_u8(b, uint8_t((color & kColorBits) | (control ? kControlBit : 0))); }
+};
+
+struct EventReader {
+  ByteCursor& c;
+  void u8(uint8_t& v) { v = c.u8(); }
+  void u32(uint32_t& v) { v = c.u32(); }
+  void varint(uint32_t& v) { v = uint32_t(c.varint()); }
+  void color_and_control(uint8_t& color, bool& control) {
+    const uint8_t byte = c.u8();
+    color = byte & kColorBits;
+    control = (byte & kControlBit) != 0;
+  }
+};
+
 inline void encode_event(std::vector<uint8_t>& b, const emu::TraceEvent& e, uint64_t previous_cycle) {
   b.push_back(uint8_t(e.kind));
   const size_t length_at = b.size();
@@ -123,39 +193,8 @@ inline void encode_event(std::vector<uint8_t>& b, const emu::TraceEvent& e, uint
   put_varint(b, e.cycle - previous_cycle);
   put_u16(b, e.x);
   put_u16(b, e.y);
-  switch (e.kind) {
-    case emu::TraceKind::WAVELET_HOP:
-    case emu::TraceKind::WAVELET_LANDED:
-      put_u8(b, e.direction);
-      put_u8(b, uint8_t((e.color & 31) | (e.control ? 0x80 : 0)));
-      put_u32(b, e.payload);
-      put_u8(b, e.aux);
-      break;
-    case emu::TraceKind::INSTRUCTION:
-    case emu::TraceKind::TASK_PICKED:
-    case emu::TraceKind::TASK_ACTIVATED:
-    case emu::TraceKind::TASK_BLOCKED:
-    case emu::TraceKind::TASK_UNBLOCKED:
-      put_u8(b, e.task);
-      put_varint(b, e.pc);
-      break;
-    case emu::TraceKind::STALL:
-      put_u8(b, e.reason);
-      put_u8(b, e.aux);
-      put_u8(b, e.color);
-      put_u8(b, e.task);
-      put_varint(b, e.pc);
-      break;
-    case emu::TraceKind::SWITCH_CHANGED:
-      put_u8(b, e.color);
-      put_u8(b, e.aux);
-      break;
-    case emu::TraceKind::LINK_STALL:
-      put_u8(b, e.direction);
-      put_u8(b, uint8_t((e.color & 31) | (e.control ? 0x80 : 0)));
-      put_u8(b, e.reason);
-      break;
-  }
+  EventWriter writer{b};
+  transfer_kind_fields(writer, e);
   b[length_at] = uint8_t(b.size() - length_at - 1);
 }
 
@@ -176,45 +215,8 @@ inline DecodeResult decode_event(ByteCursor& c, uint64_t& cycle, emu::TraceEvent
   e.y = body.u16();
   if (kind > uint8_t(emu::kLastTraceKind)) return body.ok ? DecodeResult::SKIPPED_UNKNOWN_KIND : DecodeResult::MALFORMED;
   e.kind = emu::TraceKind(kind);
-  switch (e.kind) {
-    case emu::TraceKind::WAVELET_HOP:
-    case emu::TraceKind::WAVELET_LANDED: {
-      e.direction = body.u8();
-      const uint8_t cf = body.u8();
-      e.color = cf & 31;
-      e.control = (cf & 0x80) != 0;
-      e.payload = body.u32();
-      e.aux = body.u8();
-      break;
-    }
-    case emu::TraceKind::INSTRUCTION:
-    case emu::TraceKind::TASK_PICKED:
-    case emu::TraceKind::TASK_ACTIVATED:
-    case emu::TraceKind::TASK_BLOCKED:
-    case emu::TraceKind::TASK_UNBLOCKED:
-      e.task = body.u8();
-      e.pc = uint32_t(body.varint());
-      break;
-    case emu::TraceKind::STALL:
-      e.reason = body.u8();
-      e.aux = body.u8();
-      e.color = body.u8();
-      e.task = body.u8();
-      e.pc = uint32_t(body.varint());
-      break;
-    case emu::TraceKind::SWITCH_CHANGED:
-      e.color = body.u8();
-      e.aux = body.u8();
-      break;
-    case emu::TraceKind::LINK_STALL: {
-      e.direction = body.u8();
-      const uint8_t cf = body.u8();
-      e.color = cf & 31;
-      e.control = (cf & 0x80) != 0;
-      e.reason = body.u8();
-      break;
-    }
-  }
+  EventReader reader{body};
+  transfer_kind_fields(reader, e);
   return body.ok ? DecodeResult::EVENT : DecodeResult::MALFORMED;
 }
 
