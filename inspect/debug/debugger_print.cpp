@@ -10,6 +10,7 @@
 
 #include "isa/fp16.hpp"
 #include "emulator/queues.hpp"
+#include "inspect/trace/trace_filter.hpp"
 #include "inspect/trace/wait_for_graph.hpp"
 #include "isa/disassembler.hpp"
 #include "inspect/debug/debugger.hpp"
@@ -53,23 +54,11 @@ std::string queue_contents(const std::vector<emu::Wavelet>& q) {
 
 std::string direction_set(emu::DirectionMask m) {
   static constexpr std::string_view names[] = {"N", "E", "S", "W", "RAMP"};
-  std::string s;
-  for (int d = 0; d < emu::kNumDirections; ++d)
-    if (m & (1u << d)) {
-      if (!s.empty()) s += ',';
-      s += names[d];
-    }
-  return s.empty() ? "-" : s;
+  return trace::join_set_bits(m, emu::kNumDirections, ',', "-", [](int d) { return names[d]; });
 }
 
 std::string task_list(uint64_t bits) {
-  std::string s;
-  for (int i = 0; i < 64; ++i)
-    if ((bits >> i) & 1) {
-      if (!s.empty()) s += ' ';
-      s += std::to_string(i);
-    }
-  return s.empty() ? "none" : s;
+  return trace::join_set_bits(bits, 64, ' ', "none", [](int i) { return std::to_string(i); });
 }
 
 std::string descriptor_text(const isa::Descriptor& d) {

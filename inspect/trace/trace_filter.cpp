@@ -36,6 +36,15 @@ T parse_number(std::string_view text, std::string_view what, std::string_view wh
   return v;
 }
 
+// Exactly `count` comma-separated integers, `what` and `shape` naming them in the error.
+std::vector<int> parse_numbers(std::string_view text, size_t count, std::string_view what, std::string_view shape) {
+  const auto parts = split(text, ',');
+  if (parts.size() != count) throw TraceError(fmt::format("{} '{}': expected {}", what, text, shape));
+  std::vector<int> numbers;
+  for (std::string_view part : parts) numbers.push_back(parse_number<int>(part, what, text));
+  return numbers;
+}
+
 struct KindGroup {
   std::string_view name;
   KindMask mask;
@@ -82,25 +91,15 @@ KindMask parse_kinds(std::string_view text) {
 }
 
 PeRect parse_rect(std::string_view text) {
-  const auto parts = split(text, ',');
-  if (parts.size() != 4) throw TraceError(fmt::format("rectangle '{}': expected x0,y0,width,height", text));
-  PeRect r;
-  r.x = parse_number<int>(parts[0], "rectangle", text);
-  r.y = parse_number<int>(parts[1], "rectangle", text);
-  r.width = parse_number<int>(parts[2], "rectangle", text);
-  r.height = parse_number<int>(parts[3], "rectangle", text);
+  const auto n = parse_numbers(text, 4, "rectangle", "x0,y0,width,height");
+  const PeRect r{.x = n[0], .y = n[1], .width = n[2], .height = n[3]};
   if (r.width < 1 || r.height < 1) throw TraceError(fmt::format("rectangle '{}': width and height must be >= 1", text));
   return r;
 }
 
 PeRect parse_pe(std::string_view text) {
-  const auto parts = split(text, ',');
-  if (parts.size() != 2) throw TraceError(fmt::format("PE '{}': expected x,y", text));
-  PeRect r;
-  r.x = parse_number<int>(parts[0], "PE", text);
-  r.y = parse_number<int>(parts[1], "PE", text);
-  r.width = r.height = 1;
-  return r;
+  const auto n = parse_numbers(text, 2, "PE", "x,y");
+  return PeRect{.x = n[0], .y = n[1], .width = 1, .height = 1};
 }
 
 uint32_t parse_colors(std::string_view text) {
@@ -141,23 +140,15 @@ std::string kinds_to_string(KindMask kinds) {
     s += g.name;
     left &= ~g.mask;
   }
-  for (int k = 0; k < 32; ++k)
-    if (left & (KindMask(1) << k)) {
-      if (!s.empty()) s += ',';
-      s += emu::trace_kind_name(emu::TraceKind(k));
-    }
+  const std::string single = join_set_bits(left, 32, ',', "", [](int k) { return emu::trace_kind_name(emu::TraceKind(k)); });
+  if (!s.empty() && !single.empty()) s += ',';
+  s += single;
   return s.empty() ? "none" : s;
 }
 
 std::string colors_to_string(uint32_t colors) {
   if (colors == 0xFFFFFFFFu) return "all";
-  std::string s;
-  for (int c = 0; c < 32; ++c)
-    if ((colors >> c) & 1) {
-      if (!s.empty()) s += ',';
-      s += std::to_string(c);
-    }
-  return s.empty() ? "none" : s;
+  return join_set_bits(colors, 32, ',', "none", [](int c) { return std::to_string(c); });
 }
 
 std::string TraceFilter::to_string() const {

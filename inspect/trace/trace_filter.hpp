@@ -86,4 +86,17 @@ CycleRange parse_cycles(std::string_view text);
 std::string kinds_to_string(KindMask kinds);
 std::string colors_to_string(uint32_t colors);
 
+// The set bits of `bits` below bit `count`, bit i spelled name(i), joined by `separator`;
+// `none` when no bit is set. The spelling of every bit set in these views.
+template <typename Name>
+std::string join_set_bits(uint64_t bits, int count, char separator, std::string_view none, Name name) {
+  std::string s;
+  for (int i = 0; i < count; ++i)
+    if ((bits >> i) & 1) {
+      if (!s.empty()) s += separator;
+      s += name(i);
+    }
+  return s.empty() ? std::string(none) : s;
+}
+
 }  // namespace wsemu::trace
