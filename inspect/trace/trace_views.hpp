@@ -13,12 +13,25 @@
 #include <string>
 #include <vector>
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 #include "inspect/trace/trace_filter.hpp"
 #include "inspect/trace/trace_reader.hpp"
 
 namespace wsemu::trace {
+
+// Runs a view over `trace`'s JSON chunks. A corrupt chunk whose checksum was made to match (or a
+// writer bug) can hold a field of the wrong JSON type; that is a corrupt trace, said so, never an
+// uncaught exception.
+template <typename View>
+auto with_json_errors_as_corrupt_trace(const TraceReader& trace, View view) -> decltype(view()) {
+  try {
+    return view();
+  } catch (const nlohmann::json::exception& e) {
+    throw TraceError(trace.path() + ": a JSON chunk of the trace has a field of the wrong type (" + e.what() +
+                     "): the file is corrupt");
+  }
+}
 
 // ---- text: one line per event, "@1234 P3.2 hop E c4 0x3f800000" (README.md, "Text log") ----
 std::string event_text(const emu::TraceEvent& e, const ProgramTable& programs);

@@ -288,14 +288,7 @@ void write_summary(const TraceReader& trace, const SummaryOptions& options, std:
 }
 
 json summary_json(const TraceReader& trace, const SummaryOptions& options) {
-  // A corrupt chunk whose checksum was made to match (or a writer bug) can hold a field of the
-  // wrong JSON type; that is a corrupt trace, said so, never an uncaught exception.
-  try {
-    return summary_json_unchecked(trace, options);
-  } catch (const nlohmann::json::exception& e) {
-    throw TraceError(fmt::format("{}: a JSON chunk of the trace has a field of the wrong type ({}): the file is corrupt",
-                                 trace.path(), e.what()));
-  }
+  return with_json_errors_as_corrupt_trace(trace, [&] { return summary_json_unchecked(trace, options); });
 }
 
 }  // namespace wsemu::trace
