@@ -218,10 +218,14 @@ class Assembler : public ExprContext {
     return statements_[s].file == current_loc_file_ ? current_loc_ : SourceLocation{};
   }
   bool expect_punct(TokenCursor& cur, std::string_view punct, std::string_view what);
+  // Takes the identifier at the cursor; anything else is reported as "`wanted` found ..." (null).
+  const Token* expect_name(TokenCursor& cur, std::string_view wanted);
   Status evaluate_equ(EquDef& equ, int use_col = 1);
   // Parses an integer and checks it is within [lo, hi]; `what` names it in the message.
   bool parse_int_in(TokenCursor& cur, int64_t lo, int64_t hi, std::string_view what, int64_t& out);
   bool parse_task_in(TokenCursor& cur, std::string_view what, int64_t& out);
+  bool parse_in_range(TokenCursor& cur, Status (*parse)(TokenCursor&, ExprContext&, int64_t&), int64_t lo, int64_t hi,
+                      std::string_view what, int64_t& out);
   std::string effective_arch() const;
   bool too_many_errors() const { return static_cast<int>(errors_.size()) >= kMaxErrorsKept; }
 

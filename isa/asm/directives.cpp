@@ -245,12 +245,8 @@ void Assembler::directive_arch(size_t s, TokenCursor& cur) {
 
 void Assembler::directive_param(size_t s, TokenCursor& cur) {
   do {
-    const Token* t = cur.peek();
-    if (!t || t->kind != TokenKind::IDENT) {
-      error(cur.col(), fmt::format(".param needs parameter names, found {}", cur.describe_next()));
-      return;
-    }
-    cur.next();
+    const Token* t = expect_name(cur, ".param needs parameter names,");
+    if (!t) return;
     const std::string name(t->text);
     ParamDef p{name, 0, false};
     auto it = options_.params.find(name);
@@ -267,12 +263,8 @@ void Assembler::directive_param(size_t s, TokenCursor& cur) {
 }
 
 void Assembler::directive_equ(size_t s, TokenCursor& cur) {
-  const Token* t = cur.peek();
-  if (!t || t->kind != TokenKind::IDENT) {
-    error(cur.col(), fmt::format(".equ needs a name: .equ NAME, value; found {}", cur.describe_next()));
-    return;
-  }
-  cur.next();
+  const Token* t = expect_name(cur, ".equ needs a name: .equ NAME, value;");
+  if (!t) return;
   if (!expect_punct(cur, ",", "after the .equ name")) return;
   if (cur.at_end()) {
     error(cur.col(), fmt::format(".equ {} needs a value", t->text));
@@ -287,24 +279,16 @@ void Assembler::directive_equ(size_t s, TokenCursor& cur) {
 
 void Assembler::directive_export(size_t s, TokenCursor& cur) {
   do {
-    const Token* t = cur.peek();
-    if (!t || t->kind != TokenKind::IDENT) {
-      error(cur.col(), fmt::format(".export needs symbol or function names, found {}", cur.describe_next()));
-      return;
-    }
-    cur.next();
+    const Token* t = expect_name(cur, ".export needs symbol or function names,");
+    if (!t) return;
     exports_.push_back({std::string(t->text), s, t->col});
   } while (cur.accept(","));
   expect_end(cur, "the .export names");
 }
 
 void Assembler::directive_dsd(size_t s, TokenCursor& cur) {
-  const Token* t = cur.peek();
-  if (!t || t->kind != TokenKind::IDENT) {
-    error(cur.col(), fmt::format(".dsd needs a name: .dsd NAME = mem1d(...); found {}", cur.describe_next()));
-    return;
-  }
-  cur.next();
+  const Token* t = expect_name(cur, ".dsd needs a name: .dsd NAME = mem1d(...);");
+  if (!t) return;
   if (!expect_punct(cur, "=", "after the .dsd name")) return;
   const Token* kind = cur.peek();
   if (!kind || kind->kind != TokenKind::IDENT) {
@@ -320,13 +304,8 @@ void Assembler::directive_dsd(size_t s, TokenCursor& cur) {
 }
 
 void Assembler::directive_task(size_t s, TokenCursor& cur) {
-  const Token* t = cur.peek();
-  if (!t || t->kind != TokenKind::IDENT) {
-    error(cur.col(), fmt::format(".task needs a name: .task NAME, data|local|control, ...; found {}",
-                                 cur.describe_next()));
-    return;
-  }
-  cur.next();
+  const Token* t = expect_name(cur, ".task needs a name: .task NAME, data|local|control, ...;");
+  if (!t) return;
   if (!expect_punct(cur, ",", "after the task name")) return;
   TaskDecl task;
   task.name = std::string(t->text);

@@ -145,9 +145,10 @@ Status Assembler::evaluate_equ(EquDef& equ, int use_col) {
   return s;
 }
 
-bool Assembler::parse_int_in(TokenCursor& cur, int64_t lo, int64_t hi, std::string_view what, int64_t& out) {
+bool Assembler::parse_in_range(TokenCursor& cur, Status (*parse)(TokenCursor&, ExprContext&, int64_t&), int64_t lo,
+                               int64_t hi, std::string_view what, int64_t& out) {
   const int col = cur.col();
-  Status s = parse_integer(cur, *this, out);
+  Status s = parse(cur, *this, out);
   if (s == Status::NOT_YET) {
     error(col, fmt::format("{} uses an address that is not known yet", what));
     return false;
@@ -160,19 +161,12 @@ bool Assembler::parse_int_in(TokenCursor& cur, int64_t lo, int64_t hi, std::stri
   return true;
 }
 
+bool Assembler::parse_int_in(TokenCursor& cur, int64_t lo, int64_t hi, std::string_view what, int64_t& out) {
+  return parse_in_range(cur, parse_integer, lo, hi, what, out);
+}
+
 bool Assembler::parse_task_in(TokenCursor& cur, std::string_view what, int64_t& out) {
-  const int col = cur.col();
-  Status s = parse_task_ref(cur, *this, out);
-  if (s == Status::NOT_YET) {
-    error(col, fmt::format("{} uses an address that is not known yet", what));
-    return false;
-  }
-  if (s != Status::OK) return false;
-  if (out < 0 || out >= kNumTaskIds) {
-    error(col, fmt::format("{} {} is outside 0..{}", what, out, kNumTaskIds - 1));
-    return false;
-  }
-  return true;
+  return parse_in_range(cur, parse_task_ref, 0, kNumTaskIds - 1, what, out);
 }
 
 }  // namespace wsemu::isa::assembler

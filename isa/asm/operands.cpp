@@ -88,20 +88,14 @@ bool Assembler::encode_instruction(const InsnStmt& is, uint64_t& word) {
       return fmt::format("'{}'", t.text.substr(0, 40));
     };
     switch (kind) {
-      case OperandKind::REG: {
-        std::optional<int> r = ident ? parse_register(t.text) : std::nullopt;
-        if (r && !standalone) return trailing();
-        if (!r) return wrong(describe());
-        cur.next();
-        op.value = *r;
-        break;
-      }
+      case OperandKind::REG:
       case OperandKind::DSR: {
-        std::optional<int> d = ident ? lookup_dsd(t.text) : std::nullopt;
-        if (d && !standalone) return trailing();
-        if (!d) return wrong(describe());
+        std::optional<int> index;
+        if (ident) index = kind == OperandKind::REG ? parse_register(t.text) : lookup_dsd(t.text);
+        if (index && !standalone) return trailing();
+        if (!index) return wrong(describe());
         cur.next();
-        op.value = *d;
+        op.value = *index;
         break;
       }
       case OperandKind::VDST:

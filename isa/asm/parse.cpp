@@ -249,6 +249,16 @@ bool Assembler::expect_punct(TokenCursor& cur, std::string_view punct, std::stri
   return false;
 }
 
+const Token* Assembler::expect_name(TokenCursor& cur, std::string_view wanted) {
+  const Token* t = cur.peek();
+  if (t && t->kind == TokenKind::IDENT) {
+    cur.next();
+    return t;
+  }
+  error(cur.col(), fmt::format("{} found {}", wanted, cur.describe_next()));
+  return nullptr;
+}
+
 std::string Assembler::effective_arch() const {
   if (!options_.arch.empty()) return options_.arch;
   if (!arch_.empty()) return arch_;

@@ -231,12 +231,8 @@ bool Assembler::resolve_dsd(DsdDecl& d) {
     if (!comma() || !parse_int_in(cur, 0, 65535, "length", n)) return false;
     v.length = static_cast<uint32_t>(n);
     while (cur.accept(",")) {
-      const Token* key = cur.peek();
-      if (!key || key->kind != TokenKind::IDENT) {
-        error(cur.col(), fmt::format("expected an option name, found {}", cur.describe_next()));
-        return false;
-      }
-      cur.next();
+      const Token* key = expect_name(cur, "expected an option name,");
+      if (!key) return false;
       if (!expect_punct(cur, "=", fmt::format("after {}", key->text))) return false;
       if (!out && key->text == "on_control") {
         const Token* action = cur.peek();
