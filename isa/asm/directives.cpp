@@ -52,13 +52,21 @@ void Assembler::parse_directive(size_t s, size_t pos, std::vector<PendingLabel>&
     }
   }
   place_labels(labels);
+  using Handler = void (Assembler::*)(size_t, TokenCursor&);
+  static constexpr std::pair<std::string_view, Handler> kHandlers[] = {
+      {".align", &Assembler::directive_align},   {".loc", &Assembler::directive_loc},
+      {".include", &Assembler::directive_include}, {".arch", &Assembler::directive_arch},
+      {".param", &Assembler::directive_param},   {".equ", &Assembler::directive_equ},
+      {".export", &Assembler::directive_export}, {".dsd", &Assembler::directive_dsd},
+      {".task", &Assembler::directive_task},
+  };
+  for (const auto& [handled, handler] : kHandlers)
+    if (name == handled) return (this->*handler)(s, cur);
   if (name == ".code" || name == ".data") {
     if (!expect_end(cur, name)) return;
     if (name == ".code" && section_ == Section::DATA && !pending_data_labels_.empty())
       flush_pending_data_labels("the .code section starts");
     section_ = name == ".code" ? Section::CODE : Section::DATA;
-  } else if (name == ".align") {
-    directive_align(s, cur);
   } else if (name == ".word") {
     if (section_ != Section::CODE) {
       error(head.col, ".word (a raw instruction word) belongs in the .code section");
@@ -73,22 +81,6 @@ void Assembler::parse_directive(size_t s, size_t pos, std::vector<PendingLabel>&
       return;
     }
     instructions_.push_back({s, nullptr, false, pos + 1, head.col, loc_of(s)});
-  } else if (name == ".loc") {
-    directive_loc(s, cur);
-  } else if (name == ".include") {
-    directive_include(s, cur);
-  } else if (name == ".arch") {
-    directive_arch(s, cur);
-  } else if (name == ".param") {
-    directive_param(s, cur);
-  } else if (name == ".equ") {
-    directive_equ(s, cur);
-  } else if (name == ".export") {
-    directive_export(s, cur);
-  } else if (name == ".dsd") {
-    directive_dsd(s, cur);
-  } else if (name == ".task") {
-    directive_task(s, cur);
   } else if (name == ".iqinit" || name == ".oqinit") {
     if (cur.at_end()) {
       error(cur.col(), fmt::format("{} needs a queue and a color: {} Q, C", name, name));
