@@ -56,6 +56,18 @@ std::vector<Complex> dft_axis(const std::vector<Complex>& in, size_t n, int axis
   return out;
 }
 
+// The kernel's data in and out, the tensor [W (v)][W (u)][P][P][N][2] in row-major order: each
+// complex element of PE (u, v)'s [P][P][N] visited as at(u, v, i, j, k, q), in that order, q
+// its real part's index in the whole tensor (the imaginary part follows).
+template <class Visit>
+void for_each_pencil_element(size_t w, size_t p, size_t n, Visit at) {
+  for (size_t v = 0; v < w; ++v)
+    for (size_t u = 0; u < w; ++u)
+      for (size_t i = 0; i < p; ++i)
+        for (size_t j = 0; j < p; ++j)
+          for (size_t k = 0; k < n; ++k) at(u, v, i, j, k, ((((v * w + u) * p + i) * p + j) * n + k) * 2);
+}
+
 Result run_case(const Case& c, bool backdoor = false) {
   const size_t n = c.n, p = c.p, w = n / p, per_pe = 2 * p * p * n;
   const compiler::Executable exe =
@@ -66,17 +78,12 @@ Result run_case(const Case& c, bool backdoor = false) {
   std::vector<Complex> a(n * n * n);
   for (size_t i = 0; i < a.size(); ++i) a[i] = Complex(re.flat(i), im.flat(i));
 
-  // The tensor [W (v)][W (u)][P (a')][P (b')][N (c)][2], row-major.
+  // PE (u, v) holds [P (a')][P (b')][N (c)].
   std::vector<float> x(w * w * per_pe);
-  for (size_t v = 0; v < w; ++v)
-    for (size_t u = 0; u < w; ++u)
-      for (size_t a1 = 0; a1 < p; ++a1)
-        for (size_t b1 = 0; b1 < p; ++b1)
-          for (size_t cc = 0; cc < n; ++cc) {
-            const size_t q = (v * w + u) * per_pe + ((a1 * p + b1) * n + cc) * 2;
-            const size_t src = ((u * p + a1) * n + (v * p + b1)) * n + cc;
-            x[q] = re.flat(src), x[q + 1] = im.flat(src);
-          }
+  for_each_pencil_element(w, p, n, [&](size_t u, size_t v, size_t a1, size_t b1, size_t cc, size_t q) {
+    const size_t src = ((u * p + a1) * n + (v * p + b1)) * n + cc;
+    x[q] = re.flat(src), x[q + 1] = im.flat(src);
+  });
   xt::xarray<float> xa = xt::zeros<float>({x.size()});
   for (size_t i = 0; i < x.size(); ++i) xa(i) = x[i];
   const auto [wre, wim] = twiddle_tables(n, w * w);
@@ -112,30 +119,23 @@ Result run_case(const Case& c, bool backdoor = false) {
   r.kernel_cycles = t_end - t_start;
 
   const std::vector<Complex> ref = dft_axis(dft_axis(dft_axis(a, n, 0, c.inverse), n, 1, c.inverse), n, 2, c.inverse);
-  // 3 log2(N) radix-2 stages; 4 roundings per stage (complex multiply and add) relative to the
-  // signal's size, plus the twiddles' own rounding; u = 2^-24 (fp32) or 2^-11 (fp16, the same
-  // rule as kernels/fft's fp16 tests; README "fp16" for why it suffices).
-  double scale = 0;
-  for (const Complex& v : ref) scale = std::max(scale, std::abs(v));
+  // 3 log2(N) radix-2 stages (fft_tolerance counts them from the N^3 outputs); u = 2^-24 (fp32)
+  // or 2^-11 (fp16, the same rule as kernels/fft's fp16 tests; README "fp16" for why it suffices).
   const double unit = c.half ? std::ldexp(1.0, -11) : std::ldexp(1.0, -24);
-  const double tol = 4.0 * (3.0 * std::log2(double(n)) + 1.0) * unit * scale;
+  const double tol = fft_tolerance(ref, unit);
   double worst = 0;
   size_t bad = 0;
-  for (size_t v = 0; v < w; ++v)
-    for (size_t u = 0; u < w; ++u)
-      for (size_t c1 = 0; c1 < p; ++c1)
-        for (size_t a1 = 0; a1 < p; ++a1)
-          for (size_t b = 0; b < n; ++b) {
-            const size_t q = (v * w + u) * per_pe + ((c1 * p + a1) * n + b) * 2;
-            const Complex got(y(q), y(q + 1));
-            const size_t ai = v * p + a1, ci = u * p + c1;
-            const Complex want = ref[(ai * n + b) * n + ci];
-            const double err = std::abs(got - want);
-            worst = std::max(worst, err);
-            if (!(err <= tol) && ++bad <= 5)
-              ADD_FAILURE() << "F[" << ai << "][" << b << "][" << ci << "]: got " << got << ", expected " << want
-                            << ", error " << err << " > " << tol;
-          }
+  // PE (u, v) returns [P (c')][P (a')][N (b)].
+  for_each_pencil_element(w, p, n, [&](size_t u, size_t v, size_t c1, size_t a1, size_t b, size_t q) {
+    const Complex got(y(q), y(q + 1));
+    const size_t ai = v * p + a1, ci = u * p + c1;
+    const Complex want = ref[(ai * n + b) * n + ci];
+    const double err = std::abs(got - want);
+    worst = std::max(worst, err);
+    if (!(err <= tol) && ++bad <= 5)
+      ADD_FAILURE() << "F[" << ai << "][" << b << "][" << ci << "]: got " << got << ", expected " << want << ", error "
+                    << err << " > " << tol;
+  });
   EXPECT_EQ(bad, 0u);
   std::printf("fft-3d N=%zu P=%zu on %zux%zu PEs, %s %s (%s): kernel (TSC) %llu cycles = %.3f us at %.0f MHz; launch %llu, "
               "session %llu cycles; max error %.3g (tolerance %.3g)\n",

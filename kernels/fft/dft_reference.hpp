@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cmath>
+#include <algorithm>
 #include <complex>
+#include <iterator>
 #include <numbers>
 #include <utility>
 
@@ -32,12 +34,15 @@ inline xt::xarray<std::complex<double>> reference_dft(const xt::xarray<float>& r
   return out;
 }
 
-// An FFT's error grows with log2(N) roundings per output, each relative to the signal's size;
-// allowed: 4 roundings per stage plus the twiddles' own, in units of `unit_roundoff`.
-inline double fft_tolerance(const xt::xarray<std::complex<double>>& ref, double unit_roundoff) {
+// An FFT's error grows with its radix-2 stages, log2 of the number of outputs (an N x N or
+// N x N x N transform has 2 or 3 log2(N)), each rounding relative to the signal's size; allowed:
+// 4 roundings per stage plus the twiddles' own, in units of `unit_roundoff`. `ref` is the
+// reference's outputs, any sized range of std::complex<double>.
+template <class ComplexValues>
+double fft_tolerance(const ComplexValues& ref, double unit_roundoff) {
   double scale = 0;
-  for (auto v : ref) scale = std::max(scale, std::abs(v));
-  return 4.0 * (std::log2(double(ref.size())) + 1.0) * unit_roundoff * scale;
+  for (const std::complex<double>& v : ref) scale = std::max(scale, std::abs(v));
+  return 4.0 * (std::log2(double(std::size(ref))) + 1.0) * unit_roundoff * scale;
 }
 
 // w[k] = e^{-2 pi i k/N}, k < N/2, for each of `pes` PEs: {re, im}, each [pes][N/2] (what the
