@@ -297,13 +297,14 @@ void Checker::check_rects() {
       }
       return fresh;
     };
+    auto has_program = [&](Loc loc, const char* kind, const std::string& host_name) {
+      if (!r.program)
+        error(loc, "rect '" + r.name + "' has no program, so it cannot export " + kind + " '" + host_name + "'");
+      return r.program.has_value();
+    };
     for (ExportSymbolAst& s : r.symbols) {
       bool fresh = claim(s.host_name, s.name_loc);
-      if (!r.program) {
-        error(s.loc, "rect '" + r.name + "' has no program, so it cannot export symbol '" +
-                         s.host_name + "'");
-        continue;
-      }
+      if (!has_program(s.loc, "symbol", s.host_name)) continue;
       int64_t count = 0;
       if (!rects_[i].ok || !constant(*s.count, rects_[i].constant, count)) continue;
       if (count < 1 || count > kPeSramBytes) {
@@ -315,11 +316,7 @@ void Checker::check_rects() {
     }
     for (ExportFunctionAst& f : r.functions) {
       bool fresh = claim(f.host_name, f.name_loc);
-      if (!r.program) {
-        error(f.loc, "rect '" + r.name + "' has no program, so it cannot export function '" +
-                         f.host_name + "'");
-        continue;
-      }
+      if (!has_program(f.loc, "function", f.host_name)) continue;
       if (fresh) pr.functions.push_back(&f);
     }
   }

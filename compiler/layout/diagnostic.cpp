@@ -1,5 +1,7 @@
 #include "compiler/layout/diagnostic.hpp"
 
+#include "isa/asm/source.hpp"
+
 namespace wsemu::compiler::layout {
 
 namespace {
@@ -33,18 +35,10 @@ std::string located(const std::string& file, int line, int col, Severity severit
   return out;
 }
 
+// The assembler's line split, copied: SourceText outlives the text it is given.
 std::vector<std::string> split_lines(std::string_view text) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view l = text.substr(start, end - start);
-    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    lines.emplace_back(l);
-    start = end + 1;
-  }
-  return lines;
+  const std::vector<std::string_view> lines = isa::assembler::split_lines(text);
+  return {lines.begin(), lines.end()};
 }
 
 }  // namespace

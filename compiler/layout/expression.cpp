@@ -53,6 +53,11 @@ namespace {
 int64_t evaluate(const Expr& e, std::span<const int64_t> frame) {
   auto arg = [&](size_t i) { return evaluate(*e.args[i], frame); };
   int64_t r = 0;
+  // Takes the flag of a __builtin_*_overflow that wrote r.
+  auto result_unless = [&](bool overflowed) {
+    if (overflowed) overflow(e);
+    return r;
+  };
   switch (e.op) {
     case ExprOp::NUMBER: return e.value;
     case ExprOp::NAME: throw EvalError{e.loc, "internal error: unbound name '" + e.name + "'"};
@@ -67,9 +72,7 @@ int64_t evaluate(const Expr& e, std::span<const int64_t> frame) {
     }
     case ExprOp::NOT: return arg(0) == 0 ? 1 : 0;
     case ExprOp::BITNOT: return ~arg(0);
-    case ExprOp::MUL:
-      if (__builtin_mul_overflow(arg(0), arg(1), &r)) overflow(e);
-      return r;
+    case ExprOp::MUL: return result_unless(__builtin_mul_overflow(arg(0), arg(1), &r));
     case ExprOp::DIV:
     case ExprOp::MOD: {
       int64_t a = arg(0), b = arg(1);
@@ -78,12 +81,8 @@ int64_t evaluate(const Expr& e, std::span<const int64_t> frame) {
       if (a == std::numeric_limits<int64_t>::min() && b == -1) overflow(e);
       return e.op == ExprOp::DIV ? a / b : a % b;
     }
-    case ExprOp::ADD:
-      if (__builtin_add_overflow(arg(0), arg(1), &r)) overflow(e);
-      return r;
-    case ExprOp::SUB:
-      if (__builtin_sub_overflow(arg(0), arg(1), &r)) overflow(e);
-      return r;
+    case ExprOp::ADD: return result_unless(__builtin_add_overflow(arg(0), arg(1), &r));
+    case ExprOp::SUB: return result_unless(__builtin_sub_overflow(arg(0), arg(1), &r));
     case ExprOp::SHL:
     case ExprOp::SHR: {
       int64_t a = arg(0), s = arg(1);
