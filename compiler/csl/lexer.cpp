@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "compiler/layout/source_scanner.hpp"
+
 namespace wsemu::compiler::csl {
 
 namespace {
@@ -31,14 +33,14 @@ int digit_value(char c) {
   return 99;
 }
 
-class Lexer {
+class Lexer : SourceScanner {
  public:
-  Lexer(std::string_view t, int file) : text_(t), file_(file) {}
+  Lexer(std::string_view t, int file) : SourceScanner(t, /*hash_comments=*/false), file_(file) {}
 
   std::vector<Token> run() {
     std::vector<Token> out;
     while (true) {
-      skip_space();
+      skip_space_and_comments();
       if (pos_ >= text_.size()) break;
       out.push_back(next());
       if (out.size() > 4'000'000) break;  // absurd input: stop instead of exhausting memory
@@ -51,35 +53,9 @@ class Lexer {
   }
 
  private:
-  std::string_view text_;
   int file_;
-  size_t pos_ = 0;
-  int line_ = 1, col_ = 1;
 
   Span here() const { return {file_, line_, col_}; }
-  char peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
-  void advance() {
-    if (text_[pos_] == '\n') {
-      ++line_;
-      col_ = 1;
-    } else {
-      ++col_;
-    }
-    ++pos_;
-  }
-
-  void skip_space() {
-    while (pos_ < text_.size()) {
-      char c = text_[pos_];
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-        advance();
-      } else if (c == '/' && peek(1) == '/') {
-        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
-      } else {
-        break;
-      }
-    }
-  }
 
   Token error(Span at, std::string message) {
     Token t;

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "compiler/layout/source_scanner.hpp"
+
 namespace wsemu::compiler::layout {
 namespace {
 
@@ -14,9 +16,9 @@ constexpr std::array<std::string_view, 8> kTwoCharPuncts = {"<=", ">=", "==", "!
                                                            "&&", "||", "<<", ">>"};
 constexpr std::string_view kOneCharPuncts = "(){}[],;=+-*/%<>!?:&|^~";
 
-class Lexer {
+class Lexer : SourceScanner {
  public:
-  explicit Lexer(std::string_view src) : src_(src) {}
+  explicit Lexer(std::string_view src) : SourceScanner(src, /*hash_comments=*/true) {}
 
   std::vector<Token> run() {
     std::vector<Token> tokens;
@@ -24,12 +26,12 @@ class Lexer {
       skip_space_and_comments();
       Token t;
       t.loc = {line_, col_};
-      if (pos_ >= src_.size()) {
+      if (pos_ >= text_.size()) {
         t.kind = TokenKind::END;
         tokens.push_back(std::move(t));
         return tokens;
       }
-      char c = src_[pos_];
+      char c = text_[pos_];
       if (split_x_) {
         // The 'x' of "4x4", cut off by lex_number.
         split_x_ = false;
@@ -38,9 +40,9 @@ class Lexer {
         advance();
       } else if (is_ident_start(c)) {
         size_t start = pos_;
-        while (pos_ < src_.size() && is_ident_char(src_[pos_])) advance();
+        while (pos_ < text_.size() && is_ident_char(text_[pos_])) advance();
         t.kind = TokenKind::IDENT;
-        t.text = std::string(src_.substr(start, pos_ - start));
+        t.text = std::string(text_.substr(start, pos_ - start));
       } else if (std::isdigit(static_cast<unsigned char>(c))) {
         lex_number(t);
       } else if (c == '"') {
@@ -53,31 +55,6 @@ class Lexer {
   }
 
  private:
-  char peek(size_t ahead = 0) const {
-    return pos_ + ahead < src_.size() ? src_[pos_ + ahead] : '\0';
-  }
-  void advance() {
-    if (src_[pos_] == '\n') {
-      ++line_;
-      col_ = 1;
-    } else {
-      ++col_;
-    }
-    ++pos_;
-  }
-
-  void skip_space_and_comments() {
-    while (pos_ < src_.size()) {
-      char c = src_[pos_];
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\n') {
-        advance();
-      } else if (c == '#' || (c == '/' && peek(1) == '/')) {
-        while (pos_ < src_.size() && src_[pos_] != '\n') advance();
-      } else {
-        return;
-      }
-    }
-  }
 
   void lex_number(Token& t) {
     int base = 10;
@@ -94,8 +71,8 @@ class Lexer {
     }
     uint64_t value = 0;
     bool overflow = false;
-    while (pos_ < src_.size()) {
-      char c = src_[pos_];
+    while (pos_ < text_.size()) {
+      char c = text_[pos_];
       int digit;
       if (std::isdigit(static_cast<unsigned char>(c))) digit = c - '0';
       else if (base == 16 && std::isxdigit(static_cast<unsigned char>(c)))
@@ -119,10 +96,10 @@ class Lexer {
       split_x_ = true;
       return;
     }
-    if (pos_ < src_.size() && is_ident_char(src_[pos_])) {
+    if (pos_ < text_.size() && is_ident_char(text_[pos_])) {
       t.kind = TokenKind::ERROR;
       t.text = "malformed number";
-      while (pos_ < src_.size() && is_ident_char(src_[pos_])) advance();
+      while (pos_ < text_.size() && is_ident_char(text_[pos_])) advance();
       return;
     }
     t.kind = TokenKind::NUMBER;
@@ -133,12 +110,12 @@ class Lexer {
     advance();  // opening quote
     std::string out;
     while (true) {
-      if (pos_ >= src_.size() || src_[pos_] == '\n') {
+      if (pos_ >= text_.size() || text_[pos_] == '\n') {
         t.kind = TokenKind::ERROR;
         t.text = "unterminated string (a string ends with \" on the same line)";
         return;
       }
-      char c = src_[pos_];
+      char c = text_[pos_];
       if (c == '"') {
         advance();
         break;
@@ -154,7 +131,7 @@ class Lexer {
         t.kind = TokenKind::ERROR;
         t.loc = {line_, col_};
         t.text = "unknown escape in string (only \\\" and \\\\ are allowed)";
-        while (pos_ < src_.size() && src_[pos_] != '\n') advance();
+        while (pos_ < text_.size() && text_[pos_] != '\n') advance();
         return;
       }
       out += c;
@@ -166,7 +143,7 @@ class Lexer {
 
   void lex_punct(Token& t) {
     for (std::string_view p : kTwoCharPuncts) {
-      if (src_.substr(pos_, 2) == p) {
+      if (text_.substr(pos_, 2) == p) {
         t.kind = TokenKind::PUNCT;
         t.text = std::string(p);
         advance();
@@ -174,7 +151,7 @@ class Lexer {
         return;
       }
     }
-    char c = src_[pos_];
+    char c = text_[pos_];
     if (kOneCharPuncts.find(c) != std::string_view::npos) {
       t.kind = TokenKind::PUNCT;
       t.text = std::string(1, c);
@@ -193,10 +170,6 @@ class Lexer {
     advance();
   }
 
-  std::string_view src_;
-  size_t pos_ = 0;
-  int line_ = 1;
-  int col_ = 1;
   bool split_x_ = false;
 };
 
