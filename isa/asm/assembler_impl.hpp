@@ -181,6 +181,9 @@ class Assembler : public ExprContext {
   void directive_export(size_t stmt, TokenCursor& cur);
   void directive_dsd(size_t stmt, TokenCursor& cur);
   void directive_task(size_t stmt, TokenCursor& cur);
+  template <typename Decl>
+  void declare_for_later(std::vector<Decl>& decls, size_t Decl::*rest_field, NameKind kind, const Token& name,
+                         size_t stmt, size_t rest_pos);
   // ---- data_directives.cpp ----
   void directive_data(size_t stmt, TokenCursor& cur, ElemType type, int directive_col,
                       std::vector<PendingLabel>& labels);

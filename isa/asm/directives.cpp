@@ -254,6 +254,18 @@ void Assembler::directive_param(size_t s, TokenCursor& cur) {
   expect_end(cur, "the .param names");
 }
 
+// A .equ or .dsd: its name, statement and where the rest starts (read by a later phase, once
+// every name is known), kept when the name is new.
+template <typename Decl>
+void Assembler::declare_for_later(std::vector<Decl>& decls, size_t Decl::*rest_field, NameKind kind, const Token& name,
+                                  size_t s, size_t rest_pos) {
+  Decl d;
+  d.name = std::string(name.text);
+  d.stmt = s;
+  d.*rest_field = rest_pos;
+  if (define_name(d.name, kind, decls.size(), s, name.col)) decls.push_back(std::move(d));
+}
+
 void Assembler::directive_equ(size_t s, TokenCursor& cur) {
   const Token* t = expect_name(cur, ".equ needs a name: .equ NAME, value;");
   if (!t) return;
@@ -262,11 +274,7 @@ void Assembler::directive_equ(size_t s, TokenCursor& cur) {
     error(cur.col(), fmt::format(".equ {} needs a value", t->text));
     return;
   }
-  EquDef e;
-  e.name = std::string(t->text);
-  e.stmt = s;
-  e.expr_pos = cur.pos();
-  if (define_name(e.name, NameKind::EQU, equs_.size(), s, t->col)) equs_.push_back(std::move(e));
+  declare_for_later(equs_, &EquDef::expr_pos, NameKind::EQU, *t, s, cur.pos());
 }
 
 void Assembler::directive_export(size_t s, TokenCursor& cur) {
@@ -288,11 +296,7 @@ void Assembler::directive_dsd(size_t s, TokenCursor& cur) {
                                  cur.describe_next()));
     return;
   }
-  DsdDecl d;
-  d.name = std::string(t->text);
-  d.stmt = s;
-  d.kind_pos = cur.pos();
-  if (define_name(d.name, NameKind::DSD, dsds_.size(), s, t->col)) dsds_.push_back(std::move(d));
+  declare_for_later(dsds_, &DsdDecl::kind_pos, NameKind::DSD, *t, s, cur.pos());
 }
 
 void Assembler::directive_task(size_t s, TokenCursor& cur) {
