@@ -350,9 +350,8 @@ bool route_color(RouterState& r, RampPort* core, ColorChannel& ch, OutputAllocat
 }  // namespace
 
 RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx) {
-  RouterCycle rc;
   const int n = int(r.channels.size());
-  if (n == 0) return rc;
+  if (n == 0) return {};
   const int start = r.next_channel < n ? r.next_channel : 0;
   r.next_channel = uint8_t(start + 1 == n ? 0 : start + 1);
   // Colors take turns from channels[start] on. A color with nothing buffered and nothing in an
@@ -360,8 +359,11 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
   // the mask by the first color's number keeps the turn order.
   const uint32_t waiting = r.link_pending | (core ? core->ramp_colors() : 0u);
   r.last_backpressured = r.last_contended = 0;
-  if (waiting == 0) return rc;
+  if (waiting == 0) return {};
   OutputAllocation alloc;
+  // In a local, not in the result: the result's bytes stored one by one and read back as one
+  // word on return stall the store buffer (the hottest spot of this function in the profile).
+  bool progressed = false;
   bool ramp_in_used = false;
   const int first_color = r.channels[start].color;
   for (uint32_t turn = std::rotr(waiting, first_color); turn != 0; turn &= turn - 1) {
@@ -369,23 +371,27 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
     if (r.torn_down & (1u << color)) continue;  // waits in its buffers / output queues
     const int channel_index = r.channel_of_color[color];
     if (channel_index < 0) continue;  // an output queue of a color this router does not route
-    rc.progressed |= route_color(r, core, r.channels[channel_index], alloc, ramp_in_used, ctx);
+    progressed |= route_color(r, core, r.channels[channel_index], alloc, ramp_in_used, ctx);
   }
   // Link statistics: a blocked output counts once per cycle, backpressure before contention.
   r.last_backpressured = alloc.backpressured;
   r.last_contended = alloc.contended;
-  rc.edge_traffic = alloc.edge_traffic;
   for (int d = 0; d < kNumDirections; ++d) {
     if (alloc.backpressured & (1u << d)) ++r.link_stats[d].backpressure_cycles;
     else if (alloc.contended & (1u << d)) ++r.link_stats[d].contention_cycles;
   }
+  RouterCycle rc;
+  rc.progressed = progressed;
+  rc.edge_traffic = alloc.edge_traffic;
   return rc;
 }
 
 void router_replay_idle_cycles(RouterState& r, uint64_t cycles) {
   const size_t n = r.channels.size();
   if (cycles == 0 || n == 0) return;
-  r.next_channel = uint8_t((r.next_channel + cycles) % n);
+  // Mostly a few cycles (a waiting tile is caught up at the end of every run): no division then.
+  const uint64_t next = r.next_channel + cycles;
+  r.next_channel = uint8_t(next < n ? next : next < 2 * n ? next - n : next % n);
   for (int d = 0; d < kNumDirections; ++d) {
     if (r.last_backpressured & (1u << d)) r.link_stats[d].backpressure_cycles += cycles;
     else if (r.last_contended & (1u << d)) r.link_stats[d].contention_cycles += cycles;

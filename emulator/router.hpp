@@ -200,7 +200,6 @@ class RampPort {
 // Per-cycle notes the router leaves for the wafer (progress, trace).
 struct RouterCycle {
   bool progressed = false;
-  bool waiting_on_time = false;  // an output-queue wavelet not yet past the ramp latency
   bool edge_traffic = false;     // a wavelet left an edge port's input buffer or entered edge_out
 };
 

@@ -200,7 +200,8 @@ class Wafer {
   Fault internal_fault(const TileState& t, const char* what) const;
   void commit_tile(uint32_t s);
   // One cycle (and, when every active tile is only sleeping, a jump of up to `limit` - cycle
-  // cycles to the first wake-up). Returns whether anything progressed.
+  // cycles to the first wake-up), after any plain cycles before it (wafer.cpp: the same active
+  // set progressing with nothing to commit), all below `limit`. Returns whether the last progressed.
   bool step_cycle(std::optional<Fault>& fault, uint64_t limit);
   template <typename F>
   void for_each_band(const std::vector<uint32_t>& items, F&& f);  // f(first, count) per band
