@@ -36,8 +36,7 @@ TEST(CslDsdsInMemory, FortyDsdVariablesGiveTheResultsOfTheirFormula) {
     }
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/many_dsds/layout.csl", {{"N", std::to_string(N)}},
-                                arch, {3, 3, 1, 1}, "wsemu-csl-many-dsds-" + arch);
+    auto r = compile_test_program("many_dsds", {{"N", std::to_string(N)}}, arch, {3, 3, 1, 1});
     ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
     const std::string& wsa = r.programs.at("pe_0.wsa");
     // 41 DSDs (40 variables and the local copy): 32 in registers, 9 in memory.
@@ -87,8 +86,7 @@ TEST(CslMapOverDsdVariables, BaseLengthAndStrideSetAtRunTime) {
   };
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/map_var/layout.csl", {}, arch, {3, 3, 1, 1},
-                                "wsemu-csl-map-var-" + arch);
+    auto r = compile_test_program("map_var", {}, arch, {3, 3, 1, 1});
     ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
     EXPECT_NE(r.programs.at("pe_0.wsa").find("dsdgetstride"), std::string::npos);
     SdkRuntime rt(*r.executable);
@@ -110,8 +108,7 @@ TEST(CslMapOverDsdVariables, BaseLengthAndStrideSetAtRunTime) {
 // @load_to_dsr's .ut_id and .activate go to the async op on the DSR (tests/compiler/programs/
 // dsr_ut, wse3): it runs on microthread 4 and its completion runs the task, worked by hand.
 TEST(CslLoadToDsr, MicrothreadAndActivationOfTheOpOnTheDsr) {
-  auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/dsr_ut/layout.csl", {}, "wse3", {3, 3, 1, 1},
-                              "wsemu-csl-dsr-ut-wse3");
+  auto r = compile_test_program("dsr_ut", {}, "wse3", {3, 3, 1, 1});
   ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
   EXPECT_NE(r.programs.at("pe_0.wsa").find(".async dsd0, dsd1, ut=4, activate=12"), std::string::npos) << r.programs.at("pe_0.wsa");
   const std::vector<float> src = {1.5f, -2.0f, 3.0f, 41.0f};
@@ -146,8 +143,7 @@ void expect_refused(const compiler::csl::CslResult& r, int line, const std::stri
 // done = src[0] + src[3] = 7 + 40. On wse3 the priority is the queue's, so the op's option is an
 // error at its options.
 TEST(CslPriority, AsyncOpsCarryTheirLevelOnWse2AndAreRefusedOnWse3) {
-  const std::string layout = source_dir() + "/tests/compiler/programs/priority/layout.csl";
-  auto r = compile_csl_kernel(layout, {}, "wse2", {3, 3, 1, 1}, "wsemu-csl-priority-wse2");
+  auto r = compile_test_program("priority", {}, "wse2", {3, 3, 1, 1});
   ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
   const std::string& code = r.programs.at("pe_0.wsa");
   EXPECT_EQ(count(code, "priority=high, activate=11"), 1u) << code;
@@ -157,7 +153,7 @@ TEST(CslPriority, AsyncOpsCarryTheirLevelOnWse2AndAreRefusedOnWse3) {
   copy_in_and_run(rt, src);
   EXPECT_EQ(read_back(rt, "dst", 0, 0, 1, 1, 4), src);
   EXPECT_EQ(read_back(rt, "done", 0, 0, 1, 1, 1)[0], 47u);
-  expect_refused(compile_csl_kernel(layout, {}, "wse3", {3, 3, 1, 1}, "wsemu-csl-priority-wse3"), 25,
+  expect_refused(compile_test_program("priority", {}, "wse3", {3, 3, 1, 1}), 25,
                  "on wse3 the microthread priority is the queue's");
 }
 
@@ -167,8 +163,7 @@ TEST(CslPriority, AsyncOpsCarryTheirLevelOnWse2AndAreRefusedOnWse3) {
 // data as plain copies do; each PE's completion task runs once. On wse2 the priority belongs to
 // the op, so the field is an error at @initialize_queue's configuration.
 TEST(CslPriority, InitializeQueueGivesItsOpsTheQueuesLevelOnWse3) {
-  const std::string layout = source_dir() + "/tests/compiler/programs/queue_priority/layout.csl";
-  auto r = compile_csl_kernel(layout, {}, "wse3", {4, 3, 1, 1}, "wsemu-csl-queue-priority-wse3");
+  auto r = compile_test_program("queue_priority", {}, "wse3", {4, 3, 1, 1});
   ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
   EXPECT_EQ(count(r.programs.at("pe_0.wsa"), "activate=12, priority=medium"), 1u) << r.programs.at("pe_0.wsa");
   EXPECT_EQ(count(r.programs.at("pe_1.wsa"), "activate=13, priority=high"), 1u) << r.programs.at("pe_1.wsa");
@@ -178,7 +173,7 @@ TEST(CslPriority, InitializeQueueGivesItsOpsTheQueuesLevelOnWse3) {
   copy_in_and_run(rt, src);
   EXPECT_EQ(read_back(rt, "dst", 1, 0, 1, 1, 4), src);
   EXPECT_EQ(read_back(rt, "got", 0, 0, 2, 1, 1), (std::vector<uint32_t>{1, 1}));
-  expect_refused(compile_csl_kernel(layout, {}, "wse2", {4, 3, 1, 1}, "wsemu-csl-queue-priority-wse2"), 48,
+  expect_refused(compile_test_program("queue_priority", {}, "wse2", {4, 3, 1, 1}), 48,
                  "on wse2 the microthread priority is an option of the async operation");
 }
 
@@ -186,15 +181,14 @@ TEST(CslPriority, InitializeQueueGivesItsOpsTheQueuesLevelOnWse3) {
 // FIFO, the push and the pop, carry it; the data come out as they went in. On wse2 the option is
 // an error at @allocate_fifo's options (the op's .priority is the place there).
 TEST(CslPriority, AFifosPriorityGoesToTheOpsOnItOnWse3) {
-  const std::string layout = source_dir() + "/tests/compiler/programs/fifo_priority/layout.csl";
-  auto r = compile_csl_kernel(layout, {}, "wse3", {3, 3, 1, 1}, "wsemu-csl-fifo-priority-wse3");
+  auto r = compile_test_program("fifo_priority", {}, "wse3", {3, 3, 1, 1});
   ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
   EXPECT_EQ(count(r.programs.at("pe_0.wsa"), "priority=high"), 2u) << r.programs.at("pe_0.wsa");
   SdkRuntime rt(*r.executable);
   const std::vector<uint32_t> src = {9, 8, 7, 6};
   copy_in_and_run(rt, src);
   EXPECT_EQ(read_back(rt, "dst", 0, 0, 1, 1, 4), src);
-  expect_refused(compile_csl_kernel(layout, {}, "wse2", {3, 3, 1, 1}, "wsemu-csl-fifo-priority-wse2"), 9,
+  expect_refused(compile_test_program("fifo_priority", {}, "wse2", {3, 3, 1, 1}), 9,
                  "on wse2 the microthread priority is an option of the async operation, not of @allocate_fifo");
 }
 
@@ -204,9 +198,7 @@ TEST(CslPriority, AFifosPriorityGoesToTheOpsOnItOnWse3) {
 // while the kernel owns queue 1, adds 40 to got[4] on both PEs. Before, the firmware bound queue
 // 1 to color 23 at load and the program did not assemble ("input queue 1 is already bound").
 TEST(CslQueues, AWse2KernelReceivesOnInputQueue1AndIsStillLaunched) {
-  SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/queue1/layout.csl", {}, "wse2",
-                                                 {4, 3, 1, 1}, "wsemu-csl-queue1")));
-  rt.load();
+  LoadedRuntime rt = test_program_runtime("queue1", {}, "wse2", {4, 3, 1, 1});
   launch_and_settle(rt, "run");
   launch_and_settle(rt, "again");
   EXPECT_EQ(read_back(rt, "got", 0, 0, 2, 1, 5), (std::vector<uint32_t>{0, 0, 0, 0, 40, 11, 22, 33, 1, 40}));
@@ -219,9 +211,7 @@ TEST(CslQueues, AWse2KernelReceivesOnInputQueue1AndIsStillLaunched) {
 TEST(CslLoadToDsr, TheActivationStaysWithTheDsrInEveryBranch) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/dsr_branches/layout.csl", {}, arch,
-                                                   {3, 3, 1, 1}, "wsemu-csl-dsr-branches-" + arch)));
-    rt.load();
+    LoadedRuntime rt = test_program_runtime("dsr_branches", {}, arch, {3, 3, 1, 1});
     launch_and_settle(rt, "run_max");
     EXPECT_EQ(read_back(rt, "done", 0, 0, 1, 1, 1)[0], 1u);
     launch_and_settle(rt, "run_add");
@@ -237,9 +227,7 @@ TEST(CslLoadToDsr, TheActivationStaysWithTheDsrInEveryBranch) {
 TEST(CslWaveletIndexOffset, TheWaveletIndexMovesTheDsdBase) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/index_offset/layout.csl", {}, arch, {4, 3, 1, 1},
-                                "wsemu-csl-index-offset-" + arch)));
-    rt.load();
+    LoadedRuntime rt = test_program_runtime("index_offset", {}, arch, {4, 3, 1, 1});
     runtime::host::MemcpyOptions half;
     half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
     const std::vector<uint32_t> tab = {1, 10, 100, 1000, 1, 10, 100, 1000};

@@ -150,8 +150,7 @@ TEST(CslStreams, HostStreamsInAndOut) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
     const int N = 9;
-    auto r = compile_csl_kernel(source_dir() + "/tests/compiler/programs/stream/layout.csl", {{"N", std::to_string(N)}}, arch,
-                               {3, 3, 1, 1}, "wsemu-csl-stream-" + arch);
+    auto r = compile_test_program("stream", {{"N", std::to_string(N)}}, arch, {3, 3, 1, 1});
     ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
     const xt::xarray<float> x = random_array({size_t(N)}, 9);
     SdkRuntime rt(*r.executable);
@@ -265,9 +264,7 @@ TEST(CslTopic03, DataTaskSumsTheHostStream) {
 
 // More run-time locals than registers: the rest live in data words (hand-worked values).
 TEST(CslSpill, LocalsBeyondTheRegistersLiveInMemory) {
-  SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/spill/layout.csl", {}, "wse2",
-                             {3, 3, 1, 1}, "wsemu-csl-spill")));
-  rt.load();
+  LoadedRuntime rt = test_program_runtime("spill", {}, "wse2", {3, 3, 1, 1});
   launch_and_settle(rt, "f");
   std::vector<uint32_t> out = read_back(rt, "out", 0, 0, 1, 1, 2);
   EXPECT_EQ(int32_t(out[0]), 36);
@@ -336,9 +333,7 @@ TEST(CslHalfwords, Mov16AndAdd16OverU32ArraysTouchTheLowHalves) {
   }
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/halfwords/layout.csl", {{"N", std::to_string(N)}}, arch,
-                               {3, 3, 1, 1}, "wsemu-csl-halfwords-" + arch)));
-    rt.load();
+    LoadedRuntime rt = test_program_runtime("halfwords", {{"N", std::to_string(N)}}, arch, {3, 3, 1, 1});
     rt.memcpy_h2d("a", a, 0, 0, 1, 1, N);
     rt.memcpy_h2d("b", b0, 0, 0, 1, 1, N);
     rt.launch("move_low_halves");
@@ -366,9 +361,7 @@ TEST(CslSwitch, RunTimeSwitchStatementPicksTheProng) {
   }
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/switch/layout.csl", {{"N", std::to_string(N)}}, arch,
-                               {3, 3, 1, 1}, "wsemu-csl-switch-" + arch)));
-    rt.load();
+    LoadedRuntime rt = test_program_runtime("switch", {{"N", std::to_string(N)}}, arch, {3, 3, 1, 1});
     rt.memcpy_h2d("x", xw, 0, 0, 1, 1, N);
     rt.launch("classify");
     std::vector<uint32_t> got = read_back(rt, "y", 0, 0, 1, 1, N);
@@ -381,9 +374,7 @@ TEST(CslSwitch, RunTimeSwitchStatementPicksTheProng) {
 TEST(CslLocals, AddressOfALocalReachesTheCallee) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/locals/layout.csl", {}, arch, {3, 3, 1, 1},
-                                "wsemu-csl-locals-" + arch)));
-    rt.load();
+    LoadedRuntime rt = test_program_runtime("locals", {}, arch, {3, 3, 1, 1});
     rt.launch("run");
     std::vector<uint32_t> got = read_back(rt, "out", 0, 0, 1, 1, 3);
     EXPECT_EQ(got, (std::vector<uint32_t>{8, 15, 115}));

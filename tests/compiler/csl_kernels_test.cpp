@@ -8,7 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdio>
-#include <map>
+#include <initializer_list>
 #include <numbers>
 #include <random>
 #include <string>
@@ -206,62 +206,58 @@ TEST(CslStencil2d5pt, MatchesTheWholeGridReferenceAndTheAssembly) {
     }
 }
 
-// gemv-08: the shapes of the assembly kernel's test (even and uneven blocks, one column, one
-// row), each on wse2 and wse3, through the gemv tiles' host harness (tests/e2e/gemv_tiles.hpp);
-// CSL and assembly y the same floats, both against the xtensor reference.
-TEST(CslGemv08, MatchesTheReferenceAndTheAssembly) {
-  struct Shape {
-    size_t M, N, kx, ky;
-  };
+struct GemvShape {
+  size_t M, N, kx, ky;
+};
+
+// A tiled GEMV kernel (kernels/<folder>) beside its assembly version: each shape on wse2 and
+// wse3, A, x and b drawn from `seed`, `seed` + 1 and + 2, the CSL version then the assembly one
+// run by run(executable, A, x, b, case, csl); the CSL y against the xtensor reference and both
+// y the same floats; the cycles printed as "<label> wse2 6x8 on 4x3: cycles CSL ..".
+template <class Run>
+void compare_tiled_gemv(const std::string& folder, const char* label, std::initializer_list<GemvShape> shapes,
+                        uint32_t seed, Run run) {
   for (const std::string arch : {"wse2", "wse3"})
-    for (Shape c : {Shape{6, 8, 4, 3}, Shape{32, 16, 4, 4}, Shape{13, 11, 3, 4}, Shape{9, 7, 5, 2}, Shape{5, 20, 1, 3},
-                    Shape{10, 9, 4, 1}}) {
-      const std::string name = std::to_string(c.M) + "x" + std::to_string(c.N) + " on " + std::to_string(c.kx) + "x" +
-                               std::to_string(c.ky);
-      SCOPED_TRACE(arch + " " + name);
-      const xt::xarray<float> A = random_array({c.M, c.N}, 81), x = random_array({c.N}, 82), b = random_array({c.M}, 83);
-      const std::map<std::string, int64_t> params = {
-          {"M", int64_t(c.M)}, {"N", int64_t(c.N)}, {"kx", int64_t(c.kx)}, {"ky", int64_t(c.ky)}};
-      std::vector<std::pair<std::string, std::string>> csl_params;
-      for (const auto& [k, v] : params) csl_params.emplace_back(k, std::to_string(v));
-      const TiledRun csl = run_tiled_gemv(compile_kernel_csl("gemv-08-routes-3", csl_params, arch, {int(c.kx) + 2, int(c.ky) + 2, 1, 1}),
-                                          A, x, b, c.kx, c.ky);
-      const TiledRun wsa = run_tiled_gemv(build_kernel("gemv-08-routes-3", params, arch), A, x, b, c.kx, c.ky);
+    for (const GemvShape s : shapes) {
+      const TiledGemvCase c{s.M, s.N, s.kx, s.ky, arch};
+      const std::string name = ::testing::PrintToString(c);
+      SCOPED_TRACE(name);
+      const xt::xarray<float> A = random_array({c.M, c.N}, seed), x = random_array({c.N}, seed + 1),
+                              b = random_array({c.M}, seed + 2);
+      const TiledRun csl = run(compile_kernel_csl(folder,
+                                                  {{"M", std::to_string(c.M)}, {"N", std::to_string(c.N)},
+                                                   {"kx", std::to_string(c.kx)}, {"ky", std::to_string(c.ky)}},
+                                                  arch, {int(c.kx) + 2, int(c.ky) + 2, 1, 1}),
+                               A, x, b, c, true);
+      const TiledRun wsa = run(build_tiled_gemv(folder, c), A, x, b, c, false);
       expect_close(csl.y, gemv_reference(A, x, b), 1e-5, 1e-5, "y");
       EXPECT_EQ(csl.y, wsa.y);
-      std::printf("gemv-08 %s %s: cycles CSL %llu (launch %llu), assembly %llu (launch %llu)\n", arch.c_str(), name.c_str(),
+      std::printf("%s %s: cycles CSL %llu (launch %llu), assembly %llu (launch %llu)\n", label, name.c_str(),
                   (unsigned long long)csl.cycles, (unsigned long long)csl.launch_cycles, (unsigned long long)wsa.cycles,
                   (unsigned long long)wsa.launch_cycles);
     }
 }
 
+// gemv-08: the shapes of the assembly kernel's test (even and uneven blocks, one column, one
+// row) through the gemv tiles' host harness (tests/e2e/gemv_tiles.hpp).
+TEST(CslGemv08, MatchesTheReferenceAndTheAssembly) {
+  compare_tiled_gemv("gemv-08-routes-3", "gemv-08",
+                     {{6, 8, 4, 3}, {32, 16, 4, 4}, {13, 11, 3, 4}, {9, 7, 5, 2}, {5, 20, 1, 3}, {10, 9, 4, 1}}, 81,
+                     [](const compiler::Executable& exe, const xt::xarray<float>& A, const xt::xarray<float>& x,
+                        const xt::xarray<float>& b, const TiledGemvCase& c, bool) {
+                       return run_tiled_gemv(exe, A, x, b, c.kx, c.ky);
+                     });
+}
+
 // gemv-09: the shapes of the assembly kernel's test (and 8x8 on 2x2 on both archs) through the
-// host calls of gemv_09_run.hpp: x and b streamed in, y streamed out; CSL and assembly y the
-// same floats, both against the xtensor reference. The assembly kernel runs on wse2 and wse3.
+// host calls of gemv_09_run.hpp: x and b streamed in, y streamed out (the CSL kernel's host
+// functions are `kernel`'s, the assembly one's `gemv`'s).
 TEST(CslGemv09, StreamsMatchTheReferenceAndTheAssembly) {
-  struct Shape {
-    size_t M, N, kx, ky;
-  };
-  for (const std::string arch : {"wse2", "wse3"})
-    for (Shape c : {Shape{6, 8, 4, 3}, Shape{13, 10, 3, 4}, Shape{8, 8, 2, 2}, Shape{7, 5, 1, 2}}) {
-      const std::string name = std::to_string(c.M) + "x" + std::to_string(c.N) + " on " + std::to_string(c.kx) + "x" +
-                               std::to_string(c.ky);
-      SCOPED_TRACE(arch + " " + name);
-      const xt::xarray<float> A = random_array({c.M, c.N}, 91), x = random_array({c.N}, 92), b = random_array({c.M}, 93);
-      const std::map<std::string, int64_t> params = {
-          {"M", int64_t(c.M)}, {"N", int64_t(c.N)}, {"kx", int64_t(c.kx)}, {"ky", int64_t(c.ky)}};
-      std::vector<std::pair<std::string, std::string>> csl_params;
-      for (const auto& [k, v] : params) csl_params.emplace_back(k, std::to_string(v));
-      const StreamingRun csl = run_streaming_gemv(
-          compile_kernel_csl("gemv-09-streaming", csl_params, arch, {int(c.kx) + 2, int(c.ky) + 2, 1, 1}), A, x, b, c.kx,
-          c.ky, "kernel");
-      const StreamingRun wsa = run_streaming_gemv(build_kernel("gemv-09-streaming", params, arch), A, x, b, c.kx, c.ky, "gemv");
-      expect_close(csl.y, gemv_reference(A, x, b), 1e-5, 1e-5, "y");
-      EXPECT_EQ(csl.y, wsa.y);
-      std::printf("gemv-09 %s %s: cycles CSL %llu (launch %llu), assembly %llu (launch %llu)\n", arch.c_str(), name.c_str(),
-                  (unsigned long long)csl.cycles, (unsigned long long)csl.launch_cycles, (unsigned long long)wsa.cycles,
-                  (unsigned long long)wsa.launch_cycles);
-    }
+  compare_tiled_gemv("gemv-09-streaming", "gemv-09", {{6, 8, 4, 3}, {13, 10, 3, 4}, {8, 8, 2, 2}, {7, 5, 1, 2}}, 91,
+                     [](const compiler::Executable& exe, const xt::xarray<float>& A, const xt::xarray<float>& x,
+                        const xt::xarray<float>& b, const TiledGemvCase& c, bool csl) -> TiledRun {
+                       return run_streaming_gemv(exe, A, x, b, c.kx, c.ky, csl ? "kernel" : "gemv");
+                     });
 }
 
 // 7pt-stencil-spmv: the grids of the assembly kernel's test, each on wse2 and wse3, through its
@@ -357,6 +353,13 @@ TEST(CslFft1d, MatchesTheDirectDftAndTheAssembly) {
       }
 }
 
+// `words` streamed into the first PE of `rect` (the host stream of topic-14 and topic-04).
+void stream_in(SdkRuntime& rt, const std::string& rect, const std::vector<uint32_t>& words) {
+  runtime::host::MemcpyOptions stream;
+  stream.streaming = true;
+  rt.memcpy_h2d(rect, words, 0, 0, 1, 1, int(words.size()), stream);
+}
+
 // topic-14 (wse2, as the assembly kernel and the SDK's): values streamed into the first PE;
 // the even PEs (which see blue) end with twice the sum, the odd ones (red) with the sum; the
 // assembly kernel's two cases, the same words from both versions.
@@ -367,11 +370,8 @@ TEST(CslTopic14, RedAndBlueSwapOnEveryHop) {
   for (const auto& [width, values] : {std::pair{4, std::vector<uint32_t>{0, 1, 2, 3, 4}}, std::pair{7, seeded}}) {
     SCOPED_TRACE("width " + std::to_string(width));
     auto run = [&](const compiler::Executable& exe, const std::string& rect, uint64_t& cycles) {
-      SdkRuntime rt(exe);
-      rt.load();
-      runtime::host::MemcpyOptions stream;
-      stream.streaming = true;
-      rt.memcpy_h2d(rect, values, 0, 0, 1, 1, int(values.size()), stream);
+      LoadedRuntime rt(exe);
+      stream_in(rt, rect, values);
       rt.run_until_quiescent();
       cycles = rt.cycles();
       return read_back(rt, "sum", 0, 0, width, 1, 1);
@@ -405,11 +405,8 @@ TEST(CslTopic04, ScatterAddOfIndexedWavelets) {
     for (int i = 0; i < out_of_range; ++i) wavelets.insert(wavelets.begin() + i * 3, uint32_t(n + i) << 16 | 7u);
     want.push_back(uint32_t(out_of_range));
     auto run = [&](const compiler::Executable& exe, const std::string& rect, uint64_t& cycles) {
-      SdkRuntime rt(exe);
-      rt.load();
-      runtime::host::MemcpyOptions stream;
-      stream.streaming = true;
-      rt.memcpy_h2d(rect, wavelets, 0, 0, 1, 1, int(wavelets.size()), stream);
+      LoadedRuntime rt(exe);
+      stream_in(rt, rect, wavelets);
       runtime::host::MemcpyOptions half;
       half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
       std::vector<uint32_t> got = read_back(rt, "dense", 0, 0, 1, 1, n, half);

@@ -31,9 +31,7 @@ TEST(CslStdlib, MathRandomControlDirections) {
   const int N = int(x.size());
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/stdlib/layout.csl", {{"N", std::to_string(N)}}, arch,
-                               {3, 3, 1, 1}, "wsemu-csl-stdlib-" + arch)));
-    rt.load();
+    LoadedRuntime rt = test_program_runtime("stdlib", {{"N", std::to_string(N)}}, arch, {3, 3, 1, 1});
     std::vector<uint32_t> xw;
     for (float v : x) xw.push_back(std::bit_cast<uint32_t>(v));
     rt.memcpy_h2d("x", xw, 0, 0, 1, 1, N);
@@ -152,9 +150,7 @@ TEST(CslStdlib, MathRandomControlDirections) {
 TEST(CslStdlib, ControlPayloadsRunTheControlTask) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/control/layout.csl", {}, arch,
-                               {4, 3, 1, 1}, "wsemu-csl-control-" + arch)));
-    rt.load();
+    LoadedRuntime rt = test_program_runtime("control", {}, arch, {4, 3, 1, 1});
     rt.launch("send");
     std::vector<uint32_t> seen = read_back(rt, "seen", 0, 0, 2, 1, 4);
     const std::vector<uint32_t> want = {0, 0, 0, 0,               // the sender runs no control task
@@ -168,9 +164,7 @@ TEST(CslStdlib, ControlPayloadsRunTheControlTask) {
 TEST(CslStdlib, UnblockedUnboundTriggerRunsControlTasks) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/unbound_trigger/layout.csl", {}, arch,
-                               {4, 3, 1, 1}, "wsemu-csl-unbound-trigger-" + arch)));
-    rt.load();
+    LoadedRuntime rt = test_program_runtime("unbound_trigger", {}, arch, {4, 3, 1, 1});
     rt.launch("send");
     std::vector<uint32_t> got = read_back(rt, "got", 0, 0, 2, 1, 3);
     EXPECT_EQ(got, (std::vector<uint32_t>{0, 0, 0, 107, 100, 2}));
@@ -185,9 +179,7 @@ TEST(CslStdlib, UnblockedUnboundTriggerRunsControlTasks) {
 TEST(CslStdlib, MemcpySwitchesMoveTheSwitchesTheyName) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/switches/layout.csl", {}, arch, {5, 3, 1, 1},
-                                "wsemu-csl-switches-" + arch)));
-    rt.load();
+    LoadedRuntime rt = test_program_runtime("switches", {}, arch, {5, 3, 1, 1});
     std::vector<uint32_t> words = read_back(rt, "words", 0, 0, 1, 1, 5);
     // switch_cmd_1, _11, _111, reset_cmd_1, teardown_cmd_1 in the hardware's layout: task 31 (0x1F0000), every
     // slot's no-CE bit (24, 27, 0, 3, 6, 9, 12, 15: 0x09009249); ADV 1, RST 2, TEARDOWN 3 in slot 0 (bits
@@ -212,9 +204,7 @@ TEST(CslStdlib, MemcpySwitchesMoveTheSwitchesTheyName) {
 TEST(CslStdlib, TileConfigRewritesOneColorBetweenPhases) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/tile_config/layout.csl", {}, arch, {9, 3, 4, 1},
-                                "wsemu-csl-tile-config-" + arch)));
-    rt.load();
+    LoadedRuntime rt = test_program_runtime("tile_config", {}, arch, {9, 3, 4, 1});
     rt.launch("start");
     std::vector<uint32_t> result = read_back(rt, "result", 0, 0, 2, 1, 1);
     std::vector<uint32_t> pending = read_back(rt, "pending", 0, 0, 2, 1, 1);
@@ -233,9 +223,7 @@ TEST(CslStdlib, TileConfigRewritesOneColorBetweenPhases) {
 TEST(CslStdlib, UnblockCmdStreamReleasesTheNextHostCommand) {
   for (const std::string arch : {"wse2", "wse3"}) {
     SCOPED_TRACE(arch);
-    SdkRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/cmd_stream/layout.csl", {}, arch, {8, 4, 4, 1},
-                                "wsemu-csl-cmd-stream-" + arch)));
-    rt.load();
+    LoadedRuntime rt = test_program_runtime("cmd_stream", {}, arch, {8, 4, 4, 1});
     rt.launch("set_now", std::vector<uint32_t>{7});
     EXPECT_EQ(read_back(rt, "value", 0, 0, 1, 2, 1), (std::vector<uint32_t>{7, 7}));
     rt.launch("set_later", std::vector<uint32_t>{8});

@@ -1,9 +1,11 @@
 // How the CSL tests compile a kernel: as `wsemu cslc LAYOUT --arch=ARCH --fabric-dims=W,H
 // --fabric-offsets=X,Y --params=...` would, with the generated sources in a temporary folder
 // named after the test, so a failing test leaves them to read; the executable of a compile
-// that must succeed; and CslGrid, the parameter of the tests that run one program on grids of PEs.
+// that must succeed; a program of tests/compiler/programs compiled that way, and its runtime
+// loaded; and CslGrid, the parameter of the tests that run one program on grids of PEs.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 #include <stdexcept>
@@ -13,6 +15,8 @@
 
 #include "compiler/csl/cslc.hpp"
 #include "compiler/layout/diagnostic.hpp"
+#include "tests/e2e/host_calls.hpp"
+#include "tests/test_support.hpp"
 
 namespace wsemu::testing {
 
@@ -49,6 +53,24 @@ inline compiler::csl::CslResult compile_csl_kernel(const std::string& layout_fil
 inline compiler::Executable executable_of(compiler::csl::CslResult r) {
   if (!r.ok()) throw std::runtime_error("cslc failed:\n" + compiler::layout::format_diagnostics(r.diagnostics));
   return std::move(*r.executable);
+}
+
+// tests/compiler/programs/<program>/layout.csl, its sources left in the temporary folder
+// wsemu-csl-<program>-<arch> (underscores as hyphens).
+inline compiler::csl::CslResult compile_test_program(const std::string& program,
+                                                     std::vector<std::pair<std::string, std::string>> params,
+                                                     const std::string& arch, CslPlacement at) {
+  std::string folder = "wsemu-csl-" + program + "-" + arch;
+  std::replace(folder.begin(), folder.end(), '_', '-');
+  return compile_csl_kernel(source_dir() + "/tests/compiler/programs/" + program + "/layout.csl", std::move(params), arch,
+                            at, folder);
+}
+
+// The runtime of a test program that must compile, loaded.
+inline LoadedRuntime test_program_runtime(const std::string& program,
+                                          std::vector<std::pair<std::string, std::string>> params,
+                                          const std::string& arch, CslPlacement at) {
+  return LoadedRuntime(executable_of(compile_test_program(program, std::move(params), arch, at)));
 }
 
 }  // namespace wsemu::testing
