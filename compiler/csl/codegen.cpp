@@ -512,6 +512,11 @@ ElementRef element_ref(Compiler& c, const Value& base, const std::vector<Value>&
 Value Compiler::gen_element_address(const Value& array, const std::vector<Value>& idx, Span at, const TypeRef& ptr_type, Ctx& ctx) {
   const ElementRef r = element_ref(*this, array, idx, {}, at, ctx);
   int a = r.addr_reg >= 0 ? r.addr_reg : r.base_reg;
+  if (a >= 0 && !is_temp(a)) {  // a local pointer variable's own register: the sum goes elsewhere
+    const int t = alloc_temp(ctx, at);
+    emit(ctx, "mov " + reg(t) + ", " + reg(a), at);
+    a = t;
+  }
   if (a < 0) {
     a = alloc_temp(ctx, at);
     emit(ctx, "li " + reg(a) + ", " + r.g->asm_name + " + " + std::to_string(r.const_bytes), at);

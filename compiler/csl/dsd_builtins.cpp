@@ -37,6 +37,7 @@ Value Compiler::make_dsd(const Expr& e, Ctx& ctx) {
   auto d = std::make_shared<DsdValue>();
   d->kind = t->dsd_kind;
   bool has_extent = false;
+  Value runtime_base;
   for (size_t i = 0; i < lit.names.size(); ++i) {
     const std::string& f = lit.names[i];
     const Expr& x = *lit.args[i];
@@ -53,9 +54,27 @@ Value Compiler::make_dsd(const Expr& e, Ctx& ctx) {
       d->extents = {iv()};
       if (d->strides.empty()) d->strides = {1};
       has_extent = true;
+    } else if (f == "stride") {
+      const int64_t stride = iv();
+      if (stride < -32768 || stride > 32767) fail(x.span, ".stride " + std::to_string(stride) + " does not fit a DSD's 16-bit stride");
+      d->strides = {stride};
     } else if (f == "base_address") {
-      Value p = eval_comptime(x, ctx, ".base_address");
-      if (p.k != K::POINTER) fail(x.span, ".base_address needs a pointer to a global (&array)");
+      Value p;
+      try {
+        p = eval_comptime(x, ctx, ".base_address");
+      } catch (const CompileError&) {
+        if (!ctx.gen) throw;
+      }
+      // In run-time code a pointer known only then (a [*]T var, &p[i]): the DSD is its template
+      // with the base set by a dsdbase below.
+      if (p.k != K::POINTER && ctx.gen) p = rvalue(eval(x, ctx), x.span, ctx);
+      if (p.k == K::RUNTIME && (p.type->kind == TK::PTR || p.type->kind == TK::MANY_PTR)) {
+        const TypeRef et = p.type->elem->kind == TK::ARRAY ? p.type->elem->elem : p.type->elem;
+        d->elem_bits = et->byte_size() == 2 ? 16 : 32;
+        runtime_base = p;
+        continue;
+      }
+      if (p.k != K::POINTER) fail(x.span, ".base_address needs a pointer (&array, or in run-time code a pointer value)");
       d->base = p.global;
       d->base_offset = p.offset;
       const TypeRef& et = p.global->type->kind == TK::ARRAY ? p.global->type->elem : p.global->type;
@@ -96,6 +115,21 @@ Value Compiler::make_dsd(const Expr& e, Ctx& ctx) {
     }
   }
   const bool mem = d->kind == "mem1d_dsd" || d->kind == "mem4d_dsd";
+  if (runtime_base.k == K::RUNTIME) {
+    if (!mem) fail(lit.span, ".base_address belongs to a memory DSD (mem1d_dsd, mem4d_dsd)");
+    if (!has_extent) fail(lit.span, "@get_dsd needs an .extent (or a .tensor_access)");
+    if (ctx.gen->dsr_temp >= 4) fail(lit.span, "unsupported: more than 4 changed DSDs in one statement");
+    const std::string scratch = "dsd_scratch" + std::to_string(ctx.gen->dsr_temp++);
+    emit(ctx, "dsdcopy " + scratch + ", " + dsd_template(*ctx.gen->p, *d, lit.span), lit.span);
+    emit(ctx, "dsdbase " + scratch + ", " + reg(int(runtime_base.i)), lit.span);
+    free_temp(ctx, int(runtime_base.i));
+    Value v;
+    v.k = K::DSR_VAR;
+    v.s = scratch;
+    v.dsd = d;
+    v.type = t;
+    return v;
+  }
   if (mem && !d->base) fail(lit.span, d->kind + " needs .tensor_access or .base_address");
   if (!has_extent) fail(lit.span, "@get_dsd needs an .extent (or a .tensor_access)");
   if (!mem && (d->kind == "fabin_dsd" || d->kind == "fabout_dsd")) {

@@ -76,7 +76,7 @@ std::string Compiler::dsd_image_line(const Program& p, const std::string& name, 
   const bool mem4d = d.kind == "mem4d_dsd" && d.extents.size() > 1;
   w[0] = mem4d ? "2" : memory ? "1" : d.kind == "fabin_dsd" ? "4" : "5";
   w[1] = d.elem_bits == 16 ? "16" : "32";
-  if (memory) w[2] = d.base->asm_name + (d.base_offset ? " + " + std::to_string(d.base_offset * d.elem_bits / 8) : "");
+  if (memory) w[2] = (d.base ? d.base->asm_name : "0") + (d.base_offset ? " + " + std::to_string(d.base_offset * d.elem_bits / 8) : "");
   w[5] = "1";
   if (mem4d) {
     for (size_t i = 0; i < 4; ++i) {

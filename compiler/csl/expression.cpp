@@ -154,8 +154,43 @@ Value Compiler::eval(const Expr& e, Ctx& ctx) {
             }
             if (ctx.gen) return gen_element_address(g, idx, t.span, pt, ctx);
           }
+          // &p[i] of a many-pointer or a pointer to an array: p plus i elements (CSL's pointer
+          // arithmetic), a comptime pointer when p and i are comptime.
+          Value p = g;
+          if (ctx.gen && p.k == K::GLOBAL && (p.global->type->kind == TK::MANY_PTR || p.global->type->kind == TK::PTR))
+            p = rvalue(p, t.args[0]->span, ctx);
+          if (!ctx.gen && p.k == K::GLOBAL && (p.global->type->kind == TK::MANY_PTR || p.global->type->kind == TK::PTR))
+            fail(e.span, "'&" + p.global->csl_name + "[i]' is only known at run time: var '" + p.global->csl_name + "' is a run-time pointer");
+          const bool pointer = (p.k == K::RUNTIME || (p.k == K::POINTER && p.global)) && p.type &&
+                               (p.type->kind == TK::MANY_PTR || (p.type->kind == TK::PTR && p.type->elem && p.type->elem->kind == TK::ARRAY));
+          if ((p.k == K::RUNTIME || p.k == K::POINTER) && p.type && p.type->kind == TK::PTR && !pointer)
+            fail(t.args[0]->span, "a single-item pointer (" + p.type->str() + ") has no elements: '&p[i]' needs a [*]T or a *[N]T");
+          if (pointer) {
+            const TypeRef elem = p.type->kind == TK::MANY_PTR ? p.type->elem : p.type->elem->elem;
+            std::vector<Value> idx;
+            for (size_t k = 1; k < t.args.size(); ++k) idx.push_back(eval(*t.args[k], ctx));
+            auto pt = std::make_shared<Type>();
+            pt->kind = TK::PTR;
+            pt->elem = elem;
+            const TypeRef gt = p.k == K::POINTER ? p.global->type : nullptr;
+            const TypeRef global_elem = gt ? (gt->kind == TK::ARRAY ? gt->elem : gt) : nullptr;
+            if (p.k == K::POINTER && p.type->kind == TK::MANY_PTR && idx.size() == 1 && idx[0].is_comptime() &&
+                global_elem->byte_size() == elem->byte_size()) {
+              const int64_t i = to_int(idx[0], t.args[1]->span, "the index");
+              const int64_t left = gt->byte_size() / elem->byte_size() - p.offset;
+              if (i < 0 || i >= left)
+                fail(t.args[1]->span, "index " + std::to_string(i) + " is out of bounds for the array '" + p.global->csl_name +
+                                          "' points into (0.." + std::to_string(left - 1) + ")");
+              Value q = p;
+              q.offset = p.offset + i;
+              q.type = pt;
+              return q;
+            }
+            if (ctx.gen) return gen_element_address(p, idx, t.span, pt, ctx);
+            fail(e.span, "the address of an element through a pointer is only known at run time here");
+          }
         }
-        fail(e.span, "unsupported: '&' of this expression (only &global and &global[comptime index])");
+        fail(e.span, "unsupported: '&' of this expression (only &global, &array[i] and &pointer[i] of a [*]T or *[N]T)");
       }
       return unary(e.text, rvalue(eval(*e.args[0], ctx), e.span, ctx), e.span, ctx);
     }

@@ -109,7 +109,8 @@ void Compiler::gen_map(const Expr& e, Ctx& ctx) {
     if (v.k != Value::K::DSD && v.k != Value::K::DSR_VAR) continue;
     if (!v.dsd) fail(e.args[j]->span, "unsupported: @map over a DSD register of @get_dsr");
     const DsdValue& d = *v.dsd;
-    if (d.kind != "mem1d_dsd" || !d.base) fail(e.args[j]->span, "unsupported: @map over a " + d.kind + " (memory DSDs of one dimension only)");
+    if (d.kind == "mem1d_dsd" && !d.base) fail(e.args[j]->span, "unsupported: @map over a DSD whose base is a run-time pointer");
+    if (d.kind != "mem1d_dsd") fail(e.args[j]->span, "unsupported: @map over a " + d.kind + " (memory DSDs of one dimension only)");
     dsds[j] = v.dsd;
     if (v.k == Value::K::DSR_VAR) {
       // Its base may have been set at run time to an array of any type: its elements are read

@@ -112,7 +112,8 @@ std::string dsd_text(const DsdValue& d) {
   const std::string w = d.elem_bits == 16 ? ".16" : ".32";
   if (d.kind == "mem1d_dsd" || d.kind == "mem4d_dsd") {
     const int eb = d.elem_bits / 8;
-    const std::string base = d.base->asm_name + (d.base_offset ? " + " + std::to_string(d.base_offset * eb) : "");
+    // No base: a template whose base a dsdbase sets at run time (make_dsd).
+    const std::string base = (d.base ? d.base->asm_name : "0") + (d.base_offset ? " + " + std::to_string(d.base_offset * eb) : "");
     if (d.extents.size() <= 1) {
       const int64_t len = d.extents.empty() ? 0 : d.extents[0];
       const int64_t stride = d.strides.empty() ? 1 : d.strides[0];

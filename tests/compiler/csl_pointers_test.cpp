@@ -49,6 +49,35 @@ TEST(CslPointers, IndexingThroughPointersMatchesHandWorkedValues) {
   }
 }
 
+// Element addresses through pointers (tests/compiler/programs/element_address): &p[i] of a
+// run-time [*]u32 parameter (run-time and comptime index), of a [*]u32 variable and of a comptime
+// [*]u16, and memory DSDs based at &p[k] of two [*]f32 variables swapped at run time. Worked by
+// hand from pe.csl's arrays: a32 = {1, 2, 3, 4, 5, 6}, a16 = {10, 20, 30, 40, 50},
+// x = {0, 1, ..., 7}, y = {10, 11, ..., 17}.
+TEST(CslPointers, ElementAddressesThroughPointersMatchHandWorkedValues) {
+  const std::vector<uint32_t> want = {
+      1,     // bump_at returns p[0] = a32[0]: p itself is unchanged by &p[i] and &p[1]
+      104,   // a32[3] = 4 + 100 through &p[i], i = 3
+      1002,  // a32[1] = 2 + 1000 through &p[1]
+      77,    // a32[2] written through &p32[2]
+      99,    // a16[3] written through &q[2], q = &a16[1]
+      21,    // x[1], x[3], x[5] += 0.5 through a DSD at &xp[1], stride 2: 2 * (1.5 + 3.5 + 5.5)
+      27,    // moved back one element: x[0], x[2], x[4] += 0.25: 4 * (0.25 + 2.25 + 4.25)
+      12,    // after the swap, x[6..7] (at &yp[k], k = 6) = y[2..3] (at &xp[2])
+      13,
+  };
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    LoadedRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/element_address/layout.csl", {},
+                                                      arch, {3, 3, 1, 1}, "wsemu-csl-element-address-" + arch)));
+    rt.launch("run");
+    rt.run_until_quiescent();
+    std::vector<uint32_t> got(want.size(), 0);
+    rt.memcpy_d2h(got, "out", 0, 0, 1, 1, int(want.size()));
+    EXPECT_EQ(got, want);
+  }
+}
+
 // A pointer made from an address with @bitcast(*u16, a) reaches the router's configuration
 // registers of WSE-2 (tests/compiler/programs/fabric_registers, emulator/fabric_registers.hpp),
 // as the SDK's spmv-hypersparse reconfigures its reduction color. Color 5 as the layout sets it:
