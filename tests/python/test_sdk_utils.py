@@ -57,10 +57,19 @@ def test_input_array_to_u32():
 def test_timestamps():
     from cerebras.sdk.sdk_utils import calculate_cycles, float_to_hex, make_u48, sub_ts
     assert make_u48([0x0001, 0x0002, 0x0003]) == 0x000300020001
-    assert calculate_cycles(np.array([0xFFFF, 0x0001, 0x0000], dtype=np.uint16)) == 0x1FFFF
-    # 16-bit words delivered in u32 memcpy words: only the low halves count.
-    assert calculate_cycles(np.array([0xAAAA0010, 0, 1], dtype=np.uint32)) == (1 << 32) + 0x10
-    assert sub_ts([5, 1, 0], [10, 0, 0]) == 65536 + 5 - 10
+    # start 0x0000_0001_FFFF, end 0x0001_0002_0005, worked by hand: 0x100020005 - 0x1FFFF.
+    start, end = [0xFFFF, 0x0001, 0x0000], [0x0005, 0x0002, 0x0001]
+    assert sub_ts(start + end) == 0x100020005 - 0x1FFFF
+    assert calculate_cycles(np.array(start + end, dtype=np.uint16)) == 0x100020005 - 0x1FFFF
+    # The same six halves packed low first into three 32-bit words, as a kernel's f32
+    # timestamp buffer holds them.
+    packed = np.array([0x0001FFFF, 0x00050000, 0x00010002], dtype=np.uint32)
+    assert calculate_cycles(packed) == 0x100020005 - 0x1FFFF
+    assert calculate_cycles(packed.view(np.float32)) == 0x100020005 - 0x1FFFF
     assert float_to_hex(1.0) == "0x3f800000"
     with pytest.raises(ValueError):
         calculate_cycles([1, 2])
+    with pytest.raises(ValueError):
+        sub_ts([1, 2, 3])
+    with pytest.raises(DtypeError):
+        calculate_cycles(np.zeros(3, np.float64))

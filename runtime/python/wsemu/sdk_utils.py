@@ -7,8 +7,11 @@ scripts use them.
   16-bit memcpy takes: the data in the low half, and in the high half zero (``sentinel`` None
   or 0) or the element's index within its run of ``fast_dim_sz`` elements (otherwise: kernels
   read it as the wavelet's index); 32-bit data as its bits.
-* Timestamps of ``<time>`` are 48-bit counters stored as three 16-bit words: ``make_u48``,
-  ``calculate_cycles`` and ``sub_ts`` turn them into cycle counts; ``float_to_hex`` prints an f32.
+* Timestamps of ``<time>`` are 48-bit counters stored as three 16-bit words, low first:
+  ``make_u48`` reads one; a kernel's start and end stamps travel as six 16-bit words, or packed
+  into three 32-bit words (low half first) in the one f32 buffer the SDK's scripts copy back,
+  and ``sub_ts`` (six words) and ``calculate_cycles`` (either form) give end - start, as the
+  scripts that call them read it; ``float_to_hex`` prints an f32.
 
 Contract: pure numpy, nothing touches a runtime; wrong dtypes raise wsemu.DtypeError.
 """
@@ -60,17 +63,32 @@ def make_u48(words):
     return int(words[0]) + (int(words[1]) << 16) + (int(words[2]) << 32)
 
 
+def sub_ts(words):
+    """Cycles from a start stamp (words 0-2) to an end stamp (words 3-5), 16-bit words."""
+    if len(words) != 6:
+        raise UsageError(f"sub_ts: a start and an end timestamp are 6 words, got {len(words)}")
+    return make_u48(words[3:]) - make_u48(words[0:3])
+
+
 def calculate_cycles(timestamp_buf):
-    """A 48-bit timestamp held in three 16-bit words (low first) as an int."""
+    """end - start of the two stamps in ``timestamp_buf``: three 32-bit words (f32 or integer)
+    holding six 16-bit halves, low half first, or the six 16-bit words themselves."""
     buf = np.asarray(timestamp_buf).reshape(-1)
-    if buf.size < 3:
-        raise UsageError(f"calculate_cycles: a timestamp has 3 words, got {buf.size}")
-    return make_u48([int(w) & 0xFFFF for w in buf[:3]])
-
-
-def sub_ts(words_end, words_start):
-    """Cycles between two 48-bit timestamps, each three 16-bit words (low first)."""
-    return calculate_cycles(words_end) - calculate_cycles(words_start)
+    if buf.dtype == np.float32:
+        buf = buf.view(np.uint32)
+    elif buf.dtype == np.float16:
+        buf = buf.view(np.uint16)
+    elif buf.dtype.kind not in "iu":
+        raise DtypeError(f"calculate_cycles: timestamps are f32 or integer words, not {buf.dtype}")
+    if buf.size == 3:
+        words = [int(w) & 0xFFFFFFFF for w in buf]
+        halves = [h for w in words for h in (w & 0xFFFF, w >> 16)]
+    elif buf.size == 6:
+        halves = [int(w) & 0xFFFF for w in buf]
+    else:
+        raise UsageError("calculate_cycles: a start and an end timestamp are three 32-bit words "
+                         f"or six 16-bit words, got {buf.size}")
+    return sub_ts(halves)
 
 
 def float_to_hex(f):
