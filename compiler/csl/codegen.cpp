@@ -18,6 +18,15 @@ bool is_half(const TypeRef& t) { return t && t->kind == TK::FLOAT && t->bits == 
 // The bits a register holds for a comptime float of type t: fp16 in the low half for f16.
 uint32_t float_bits(double v, const TypeRef& t) { return is_half(t) ? isa::fp32_to_fp16(float(v)) : f32_bits(v); }
 
+// r, computed in 32 bits for an integer type narrower than that, may carry bits past its width
+// (codegen.hpp). An i8 or u8 is wrapped at once: it lives in a 16-bit word, and st16 would not
+// cut it to 8 bits.
+Value carried(Compiler& c, Value r, Span at, Ctx& ctx) {
+  if (r.k != Value::K::RUNTIME || !r.type || r.type->kind != TK::INT || r.type->bits >= 32) return r;
+  r.unwrapped = true;
+  return r.type->bits < 16 ? wrapped(c, r, at, ctx) : r;
+}
+
 }  // namespace
 
 // Each instruction's CSL place goes into the object's line table through a `.loc` line (written
@@ -132,7 +141,7 @@ Value Compiler::gen_unary(const std::string& op, Value a, Span at, Ctx& ctx) {
       emit(ctx, "sub " + reg(rd) + ", " + reg(z) + ", " + reg(ra), at);
       free_temp(ctx, z);
     }
-    return runtime(rd, a.type);
+    return carried(*this, runtime(rd, a.type), at, ctx);
   }
   if (op == "!") {
     if (a.type->kind != TK::BOOL) fail(at, "'!' needs a bool");
@@ -145,7 +154,7 @@ Value Compiler::gen_unary(const std::string& op, Value a, Span at, Ctx& ctx) {
     emit(ctx, "li " + reg(m) + ", -1", at);
     emit(ctx, "xor " + reg(rd) + ", " + reg(ra) + ", " + reg(m), at);
     free_temp(ctx, m);
-    return runtime(rd, a.type);
+    return carried(*this, runtime(rd, a.type), at, ctx);
   }
   fail(at, "operator '" + op + "' cannot be applied to a run-time " + a.type->str());
 }
@@ -180,12 +189,10 @@ Value Compiler::gen_binary(const std::string& op, Value a, Value b, Span at, Ctx
     a = wrapped(*this, a, at, ctx);
     b = wrapped(*this, b, at, ctx);
   }
-  // + - * << of integers narrower than 32 bits: the register may carry bits past the width.
-  const bool may_carry = t->kind == TK::INT && t->bits < 32 && (op == "+" || op == "-" || op == "*" || op == "<<");
-  auto carry = [&](Value r) {
-    if (may_carry && r.k == Value::K::RUNTIME) r.unwrapped = true;
-    return r;
-  };
+  // + - * << and a signed / (-128 / -1) of integers narrower than 32 bits: the register may
+  // carry bits past the width.
+  const bool may_carry = t->kind == TK::INT && (op == "+" || op == "-" || op == "*" || op == "<<" || (op == "/" && t->is_signed));
+  auto carry = [&](Value r) { return may_carry ? carried(*this, r, at, ctx) : r; };
   if (is_half(t)) {
     // f16: each operand widened to f32 (exact), the f32 operation, the result rounded back to
     // f16. f32 has more than twice f16's precision plus two bits, so the double rounding gives
@@ -310,7 +317,7 @@ Value Compiler::gen_binary(const std::string& op, Value a, Value b, Span at, Ctx
     free_temp(ctx, ax);
     free_temp(ctx, sy);
     free_temp(ctx, sx);
-    return done(t);
+    return carry(done(t));
   }
   fail(at, "operator '" + op + "' cannot be applied to " + t->str());
 }

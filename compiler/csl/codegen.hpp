@@ -98,9 +98,11 @@ inline std::string hex(uint32_t v) {
 }
 
 // CSL's 16-bit integers wrap (u16 0xFFFF + 1 == 0); the scalar ISA computes in 32 bits, so a
-// sum, difference, product or left shift of 16-bit operands is marked `unwrapped` and wrapped
-// (andi for unsigned, shli/sari for signed) only where its upper bits would show: comparisons,
-// >>, / and %, widening @as, and when it becomes a local, an argument or a return value.
+// sum, difference, product, left shift, signed quotient (-32768 / -1), negation or complement of
+// 16-bit operands is marked `unwrapped` and wrapped (andi for unsigned, shli/sari for signed)
+// only where its upper bits would show: comparisons, >>, / and %, widening @as, and when it
+// becomes a local, an argument or a return value. An i8 or u8 result is wrapped at once: it is
+// kept in a 16-bit word, which st16 would not cut to 8 bits.
 // wrap_into writes the wrapped value into dst (for u16 in place of the mov it replaces).
 bool needs_wrap(const Value& v);
 void wrap_into(Compiler& c, int dst, const Value& v, Span at, Ctx& ctx);

@@ -109,6 +109,7 @@ Value Compiler::make_dsd(const Expr& e, Ctx& ctx) {
       fail(x.span, "unsupported: ." + f + " of @get_dsd");
     } else if (f == "data_type") {
       TypeRef dt = eval_type(x, ctx);
+      if (dt->kind == TK::INT && dt->bits == 8) fail(x.span, "unsupported: DSD elements of " + dt->str() + " (wavelets and DSDs move 16 or 32 bits)");
       d->elem_bits = dt->byte_size() == 2 ? 16 : 32;
     } else {
       fail(x.span, "unsupported: field ." + f + " of @get_dsd");

@@ -13,13 +13,19 @@ namespace {
 
 constexpr int kMaxDsds = 4096;  // beyond the registers they live in memory (dsd_placement.cpp)
 
-std::string data_directive(const TypeRef& t, Span at) {
+// An i8 or u8 variable takes one 16-bit word (the smallest that SRAM addresses) holding its
+// value sign- or zero-extended; arrays of them would be read as 16-bit elements by DSDs and the
+// host, so they are refused.
+std::string data_directive(const TypeRef& t, bool array_element, Span at) {
   switch (t->kind) {
     case TK::FLOAT: return t->bits == 16 ? ".f16" : ".f32";
     case TK::INT:
-      if (t->bits == 16) return t->is_signed ? ".i16" : ".u16";
+      if (t->bits == 8 && array_element)
+        fail(at, "unsupported: arrays of " + t->str() + " (wsemu keeps an 8-bit integer in a 16-bit word; use an array of " +
+                     (t->is_signed ? "i16" : "u16") + ")");
+      if (t->bits == 16 || t->bits == 8) return t->is_signed ? ".i16" : ".u16";
       if (t->bits == 32) return t->is_signed ? ".i32" : ".u32";
-      fail(at, "unsupported: " + t->str() + " variables (wsemu data is 16 or 32 bits wide)");
+      fail(at, "unsupported: " + t->str() + " variables (wsemu data is 8, 16 or 32 bits wide)");
     case TK::BOOL: case TK::COLOR: case TK::DATA_TASK_ID: case TK::LOCAL_TASK_ID: case TK::CONTROL_TASK_ID:
     case TK::ENUM: return ".u16";
     case TK::MANY_PTR: case TK::PTR: return ".u32";
@@ -231,7 +237,7 @@ std::string Compiler::write_program(Program& p) {
     if (g->align > 1) out.push_back(".align " + std::to_string(g->align));
     const bool array = g->type->kind == TK::ARRAY;
     const TypeRef et = array ? g->type->elem : g->type;
-    const std::string dir = data_directive(et, g->span);
+    const std::string dir = data_directive(et, array, g->span);
     const int64_t n = array ? g->type->element_count() : 1;
     std::string line = g->asm_name + ": " + dir + " ";
     const Value& init = g->init;

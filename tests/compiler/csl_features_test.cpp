@@ -238,6 +238,44 @@ TEST(CslWrap16, SumsProductsAndShiftsWrapToTheirType) {
   }
 }
 
+// i8 and u8 wrap to 8 bits at run time (tests/compiler/programs/wrap8); the reference is the same
+// arithmetic on int8_t / uint8_t in C++, the loop's counts worked by hand (120 counts up to 127,
+// then wraps to -128 on the 8th step).
+TEST(CslWrap8, EightBitIntegersWrapToTheirType) {
+  const int16_t h = 200, minus_one = -1, five = 5;
+  const auto i8 = [](int v) { return uint32_t(int32_t(int8_t(v))); };
+  const auto u8 = [](int v) { return uint32_t(uint8_t(v)); };
+  const std::vector<uint32_t> want = {
+      i8(127 + 1),                // top += 1
+      u8(255 + 1),                // full += 1
+      i8(-128 - 1),               // bottom -= 1
+      i8(h),                      // @as(i8, 200)
+      u8(h),                      // @as(u8, 200)
+      u8(int8_t(127 + 1)),        // @as(u8, top)
+      i8(uint8_t(minus_one)),     // @as(i8, @as(u8, -1))
+      i8(int8_t(five * 3) * 9),   // p = 5 * 3; p *= 9
+      u8(uint8_t(u8(h) + 43) << 4) >> 4,
+      i8(-int8_t(127 + 1)),       // -top
+      u8(~uint8_t(255 + 1)),      // ~full
+      i8(int8_t(127 + 1) / int8_t(minus_one)),
+      uint32_t(int8_t(int8_t(h) + int8_t(127 + 1)) > 0),
+      i8(int8_t(five + 122) + 1),  // next(127)
+      uint32_t(int32_t(int8_t(127 + 1)) + 1000),
+      3,    // count up to sides
+      8,    // steps of c from 120 while c > 0
+      i8(-128)};
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    LoadedRuntime rt(executable_of(compile_program("wrap8", {}, arch)));
+    runtime::host::MemcpyOptions half;
+    half.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
+    rt.memcpy_h2d("s", std::vector<uint32_t>{uint16_t(h), uint16_t(minus_one), uint16_t(five)}, 0, 0, 1, 1, 3, half);
+    launch_and_settle(rt, "run");
+    std::vector<uint32_t> out = read_back(rt, "out", 0, 0, 1, 1, int(want.size()));
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(out[i], want[i]) << "out[" << i << "]";
+  }
+}
+
 // Registers kept across a call in a program whose data passes a memory operand's 32 KiB reach
 // (tests/compiler/programs/far_spill): the save words' address goes through a register too.
 // Worked by hand: { 3 + 2 * 10, 3 * 7 }.

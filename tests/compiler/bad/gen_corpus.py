@@ -88,6 +88,10 @@ cases = {
    "var a: [4]f32;\nvar s: i16 = 0;\nconst d = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{4} -> a[i] });\nfn f() void {\n  @fadds(@@&s, s, d);\n}\ncomptime { @export_symbol(f); }\n"),
 "pe_index_without_offset_dsd": ("needs a DSD operand made with .wavelet_index_offset = true", True,
    "var a: [4]f32;\nconst d = @get_dsd(mem1d_dsd, .{ .tensor_access = |i|{4} -> a[i] });\nfn f() void {\n  @fadds(d, d, d, .{ .index = @@2 });\n}\ncomptime { @export_symbol(f); }\n"),
+"pe_i8_array": ("unsupported: arrays of i8 (wsemu keeps an 8-bit integer in a 16-bit word; use an array of i16)", True,
+   "@@var a: [4]i8;\nfn f() void { a[0] = 1; }\ncomptime { @export_symbol(f); }\n"),
+"pe_dsd_u8_elements": ("unsupported: DSD elements of u8 (wavelets and DSDs move 16 or 32 bits)", True,
+   "const d = @get_dsd(fabin_dsd, .{ .extent = 4, .fabric_color = @get_color(3), .input_queue = @get_input_queue(2), .data_type = @@u8 });\nvar x: u16 = 0;\nfn f() void { @mov16(&x, d); }\ncomptime { @export_symbol(f); }\n"),
 }
 import_cases = {
 "import_error_in_module": ("use of undeclared identifier 'nothing'", "import_error_lib.csl",
