@@ -250,7 +250,13 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     GlobalVar* g = nullptr;
     if (x.k == K::POINTER && x.offset == 0) g = x.global;
     else if (x.k == K::GLOBAL && x.global->type->kind == TK::ARRAY) g = x.global;
-    else if (x.k == K::GLOBAL && x.global->init.k == K::POINTER) g = x.global->init.global;
+    else if (x.k == K::GLOBAL && x.global->init.k == K::POINTER) {
+      g = x.global->init.global;
+      if (!x.global->is_const) {
+        x.global->exported_as = name;
+        x.global->exported_at = e.span;
+      }
+    }
     if (!g) fail(e.args[0]->span, "@export_symbol needs a pointer to a global array (e.g. 'const y_ptr: [*]f32 = &y;') or a function");
     if (name.empty()) fail(e.span, "@export_symbol of data needs the host name: @export_symbol(y_ptr, \"y\")");
     // (an `export var` exported again under its own name, as histogram-torus does, is one export)

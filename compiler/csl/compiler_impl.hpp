@@ -39,6 +39,10 @@ struct GlobalVar {
   std::string dsr;          // DSD-typed variable: its descriptor register name
   std::shared_ptr<DsdValue> dsd;
   int align = 0;
+  // A run-time pointer variable exported to the host (@export_symbol(A_ptr, "A")): the host
+  // name binds to the array it is initialised with, so a later assignment earns a warning.
+  std::string exported_as;
+  Span exported_at, assigned_at;  // line 0: not exported / never assigned in run-time code
 };
 
 struct ModuleInstance {
@@ -298,6 +302,7 @@ class Compiler {
   std::vector<RouteConfig> routes;
   std::vector<HostExport> host_exports;
   std::vector<std::string> comptime_prints;
+  std::vector<Diagnostic> warnings;
   int64_t comptime_steps = 0;
 
   // The @map loop being generated (map.cpp): its counter register and its DSD operands, which

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 
 #include "compiler/csl/compiler_impl.hpp"
 #include "compiler/layout/build.hpp"
@@ -100,6 +101,20 @@ CslResult Compiler::run() {
                                  std::to_string(opt.offset_x) + ", " + std::to_string(opt.offset_y) + ") does not fit the " +
                                  std::to_string(opt.fabric_w) + " x " + std::to_string(opt.fabric_h) + " fabric (--fabric-dims)");
   for (const auto& [xy, pl] : tiles) program_for(pl);
+  std::set<std::string> warned;  // each PE class has its copy of the variable: one warning per place
+  for (const auto& gv : globals) {
+    if (gv->exported_as.empty() || gv->assigned_at.line == 0) continue;
+    if (!warned.insert(sources.where(gv->assigned_at)).second) continue;
+    std::vector<Diagnostic> d = sources.diagnose(
+        gv->assigned_at, "'" + gv->csl_name + "' is exported to the host as '" + gv->exported_as + "' (at " +
+                             sources.where(gv->exported_at) + ") and assigned here: wsemu binds '" + gv->exported_as +
+                             "' to the array it first points to ('" + gv->init.global->csl_name +
+                             "'), so memcpy and read_symbol of '" + gv->exported_as +
+                             "' use that array, not the one the pointer holds at the time of the copy");
+    d.front().severity = Severity::WARNING;
+    warnings.insert(warnings.end(), d.begin(), d.end());
+  }
+  result.warnings = warnings;
   result.layout_wsl = write_layout();
   for (size_t i = 0; i < programs.size(); ++i) result.programs["pe_" + std::to_string(i) + ".wsa"] = programs[i]->asm_text;
   result.comptime_prints = comptime_prints;

@@ -5,7 +5,9 @@
 // value is worked by hand from pe.csl's initial arrays, in the order run() changes them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -92,6 +94,29 @@ TEST(CslPointers, ABitcastAddressReachesTheRouterConfigurationRegisters) {
   halves.data_type = runtime::host::MemcpyDataType::MEMCPY_16BIT;
   EXPECT_EQ(read_back(rt, "words", 0, 0, 1, 1, 4, halves),
             (std::vector<uint32_t>{0x6030, 0x155C, 0x6110, 0x155D}));
+}
+
+// An exported run-time pointer variable assigned in run-time code (tests/compiler/programs/
+// exported_pointer): the host name is bound to the array the pointer is initialised with, so the
+// compiler warns at the assignment, naming the export and that array; the executable is still
+// made. The const pointer exported beside it earns nothing.
+TEST(CslPointers, AssigningAnExportedPointerVariableWarnsAtTheAssignment) {
+  const compiler::csl::CslResult r = compile_test_program("exported_pointer", {}, "wse2", {3, 3, 1, 1});
+  ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+  // The warning, then its note on the module import that led to it.
+  ASSERT_EQ(std::count_if(r.warnings.begin(), r.warnings.end(),
+                          [](const auto& d) { return d.severity == compiler::layout::Severity::WARNING; }),
+            1)
+      << compiler::layout::format_diagnostics(r.warnings);
+  const compiler::layout::Diagnostic& w = r.warnings[0];
+  EXPECT_EQ(w.severity, compiler::layout::Severity::WARNING);
+  EXPECT_EQ(std::filesystem::path(w.file).filename(), "pe.csl");
+  EXPECT_EQ(w.line, 17);
+  EXPECT_EQ(w.col, 3);
+  EXPECT_NE(w.to_string().find("pe.csl:17:3: warning: 'v_ptr' is exported to the host as 'v' (at "), std::string::npos)
+      << w.to_string();
+  EXPECT_NE(w.message.find("pe.csl:23:3) and assigned here"), std::string::npos) << w.message;
+  EXPECT_NE(w.message.find("to the array it first points to ('first')"), std::string::npos) << w.message;
 }
 
 }  // namespace
