@@ -34,23 +34,6 @@ struct Wafer::ThreadPool {
   tbb::task_arena arena;
 };
 
-std::string_view run_status_name(RunResult::Status s) {
-  switch (s) {
-    case RunResult::Status::QUIESCENT: return "quiescent";
-    case RunResult::Status::CYCLE_LIMIT: return "cycle limit";
-    case RunResult::Status::HANG: return "hang";
-    case RunResult::Status::FAULT: return "fault";
-  }
-  return "?";
-}
-
-std::string RunResult::to_string() const {
-  std::string s = fmt::format("{} after {} cycles (cycle {})", run_status_name(status), cycles_run, cycle);
-  if (fault) s += fmt::format("\n{}", fault->to_string());
-  if (hang) s += fmt::format("\n{}", hang->to_string());
-  return s;
-}
-
 Wafer::Wafer(ArchProfile profile, int width, int height, WaferOptions options)
     : profile_(std::move(profile)), width_(width), height_(height), options_(options) {
   if (width < 1 || height < 1 || width > 4096 || height > 4096)
@@ -606,104 +589,6 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
     }
   }
   return progressed;
-}
-
-RunResult Wafer::finish(RunResult r, uint64_t start) {
-  catch_up_waiting();
-  r.cycles_run = cycle_ - start;
-  r.cycle = cycle_;
-  return r;
-}
-
-uint64_t Wafer::earliest_dozer() {
-  while (!dozers_.empty()) {
-    const auto [until, s] = dozers_.front();
-    if (states_[s].waiting_since != kAwake && states_[s].doze_until == until) return until;
-    std::pop_heap(dozers_.begin(), dozers_.end(), std::greater<>());
-    dozers_.pop_back();
-  }
-  return kAwake;
-}
-
-void Wafer::advance_idle(uint64_t to) {
-  cycle_ = to;
-  scratch_due_.clear();
-  take_due_dozers(cycle_, scratch_due_);
-  for (uint32_t s : scratch_due_) activate_state(s);  // caught up to their wake-up cycle
-}
-
-RunResult Wafer::run(uint64_t max_cycles, RunStops stops) {
-  const uint64_t start = cycle_;
-  const uint64_t limit = max_cycles > kAwake - start ? kAwake : start + max_cycles;
-  RunResult r;
-  while (cycle_ < limit) {
-    bool progressed = false;
-    edge_traffic_ = false;
-    if (!active_.empty()) {
-      std::optional<Fault> fault;
-      progressed = step_cycle(fault, limit);
-      if (fault) {
-        r.status = RunResult::Status::FAULT;
-        r.fault = std::move(fault);
-        return finish(std::move(r), start);
-      }
-    } else if (dozing_count_ > 0) {
-      // Every tile with work dozes: jump to the first wake-up, each cycle one of counting down.
-      const uint64_t to = std::min(earliest_dozer(), limit);
-      skipped_cycles_ += to - cycle_;
-      advance_idle(to);
-      progressed = true;
-    } else if (waiting_count_ > 0) {
-      ++cycle_;  // the waiting tiles' cycle, in which nothing moves
-    }
-    if (stops.on_edge_traffic && edge_traffic_) {
-      r.status = RunResult::Status::CYCLE_LIMIT;
-      r.edge_traffic = true;
-      return finish(std::move(r), start);
-    }
-    if (!progressed && !stops.on_idle) {
-      // Nothing changes until the host acts; with every tile waiting, not even a tile-step.
-      if (active_.empty()) advance_idle(limit);
-      continue;
-    }
-    if (!progressed) {
-      if (pending_work()) {
-        catch_up_waiting();
-        r.status = RunResult::Status::HANG;
-        r.hang = hang_report();
-      } else {
-        r.status = RunResult::Status::QUIESCENT;
-      }
-      return finish(std::move(r), start);
-    }
-  }
-  r.status = RunResult::Status::CYCLE_LIMIT;
-  return finish(std::move(r), start);
-}
-
-RunResult Wafer::step() {
-  const uint64_t start = cycle_;
-  RunResult r;
-  r.status = RunResult::Status::CYCLE_LIMIT;
-  std::optional<Fault> fault;
-  if (active_.empty()) {
-    advance_idle(cycle_ + 1);
-  } else {
-    step_cycle(fault, cycle_ + 1);
-  }
-  if (fault) {
-    r.status = RunResult::Status::FAULT;
-    r.fault = std::move(fault);
-  }
-  return finish(std::move(r), start);
-}
-
-bool Wafer::pending_work() const {
-  for (const TileState& t : states_) {
-    if (t.router.holds_wavelets()) return true;
-    if (t.core != kNone && cores_[t.core].holds_pending_work()) return true;
-  }
-  return false;
 }
 
 }  // namespace wsemu::emu

@@ -1,6 +1,7 @@
 // The host's side of the wafer (wafer.hpp): loading programs, routes, the edge ports, SRAM
 // reads and writes, activating a task, core views and the log and event sinks. Everything here
-// runs between cycles, never inside step_cycle; the stepping itself is in wafer.cpp.
+// runs between cycles, never inside step_cycle; the stepping itself is in wafer.cpp, the run
+// loop in wafer_run.cpp.
 #include <fmt/format.h>
 
 #include <algorithm>
