@@ -70,6 +70,7 @@
 #include "firmware/memcpy_protocol.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/emulator/reduce_row.hpp"
+#include "tools/cli_conventions.hpp"
 
 namespace {
 
@@ -579,21 +580,20 @@ void csl_rows(const std::string& sdk, const std::string& stencil2d) {
 int main(int argc, char** argv) {
   std::string arch = "wse2", rows = "reduce,kernels,memcpy,launch", sdk, stencil2d;
   std::vector<std::string> overrides;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if ((a == "--arch" || a == "--set" || a == "--rows" || a == "--sdk" || a == "--stencil2d") && i + 1 < argc) {
-      const std::string v = argv[++i];
-      if (a == "--arch") arch = v;
-      if (a == "--sdk") sdk = v;
-      if (a == "--stencil2d") stencil2d = v;
-      if (a == "--set") overrides.push_back(v);
-      if (a == "--rows") rows = v;
-    } else {
-      std::fprintf(stderr, "usage: calibration [--arch wse2|wse3] [--set key=value]... [--sdk DIR] "
-                           "[--stencil2d DIR] [--rows reduce,kernels,memcpy,launch,bicgstab,fft,csl]\n");
-      return 2;
-    }
-  }
+  CLI::App app{
+      "calibration: issue #16's table (kernels/README.md \"Calibration\"): published cycles, "
+      "emulated cycles and their ratio"};
+  app.add_option("--arch", arch, "wse2 or wse3")
+      ->check(CLI::IsMember({"wse2", "wse3"}))
+      ->capture_default_str();
+  app.add_option("--set", overrides, "key=value of the profile (as wsemu info --set); repeatable")
+      ->allow_extra_args(false);
+  app.add_option("--rows", rows, "rows: reduce,kernels,memcpy,launch,bicgstab,fft,csl")
+      ->capture_default_str();
+  app.add_option("--sdk", sdk, "a checkout of the SDK examples (csl rows)");
+  app.add_option("--stencil2d", stencil2d, "the community Stencil2D folder (csl rows)");
+  wsemu::cli::add_version_flag(app, "calibration");
+  WSEMU_CLI_PARSE(app, argc, argv);
   try {
     const emu::ArchProfile p = emu::arch_profile_with(arch, overrides);
     if (rows.find("reduce") != std::string::npos) reduce_rows(p);

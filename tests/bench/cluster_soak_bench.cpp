@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "tests/cluster/cluster_test_support.hpp"
+#include "tools/cli_conventions.hpp"
 
 using namespace wsemu::cluster;
 using namespace wsemu::cluster::testing;
@@ -38,20 +39,30 @@ uint64_t hash_weights(const std::vector<std::vector<float>>& tensors) {
   return h;
 }
 
-double flag(int argc, char** argv, const char* name, double fallback) {
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], name) == 0) return std::stod(argv[i + 1]);
-  return fallback;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  const double minutes = flag(argc, argv, "--minutes", 30);
-  const double kill_every = flag(argc, argv, "--kill-every-s", 30);
-  const double stop_every = flag(argc, argv, "--stop-every-s", 60);
-  const double stop_s = flag(argc, argv, "--stop-s", 5);
-  std::mt19937 random(static_cast<uint32_t>(flag(argc, argv, "--seed", 1)));
+  double minutes = 30, kill_every = 30, stop_every = 60, stop_s = 5;
+  uint32_t seed = 1;
+  CLI::App app{
+      "cluster_soak_bench: train through MemoryX and a SwarmX tree while nodes are killed "
+      "and stopped; exit 0 when nothing was lost"};
+  app.add_option("--minutes", minutes, "how long to train")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_option("--kill-every-s", kill_every, "seconds between kill -9s")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_option("--stop-every-s", stop_every, "seconds between SIGSTOPs")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_option("--stop-s", stop_s, "seconds a stopped node stays stopped")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--seed", seed, "seed of the kills and stops")->capture_default_str();
+  wsemu::cli::add_version_flag(app, "cluster_soak_bench");
+  WSEMU_CLI_PARSE(app, argc, argv);
+  std::mt19937 random(seed);
 
   ReferenceOptimizer optimizer;
   optimizer.kind = "momentum";

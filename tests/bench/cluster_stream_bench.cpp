@@ -11,12 +11,12 @@
 #include <boost/asio.hpp>
 // clang-format on
 #include <chrono>
-#include <cstring>
 #include <future>
 #include <thread>
 
 #include "runtime/cluster/cluster_client.hpp"
 #include "runtime/cluster/local_cluster.hpp"
+#include "tools/cli_conventions.hpp"
 
 using namespace wsemu::cluster;
 namespace asio = boost::asio;
@@ -68,10 +68,17 @@ void row(const std::string& what, uint64_t bytes_per_receiver, int receivers, do
 int main(int argc, char** argv) {
   uint64_t mib = 64;
   int passes = 3;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--mib")) mib = std::stoull(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--passes")) passes = std::stoi(argv[i + 1]);
-  }
+  CLI::App app{
+      "cluster_stream_bench: streaming throughput of the emulated cluster on loopback, next "
+      "to raw loopback TCP"};
+  app.add_option("--mib", mib, "MiB of fp32 weights in the layer")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_option("--passes", passes, "passes")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  wsemu::cli::add_version_flag(app, "cluster_stream_bench");
+  WSEMU_CLI_PARSE(app, argc, argv);
   const uint64_t bytes = mib << 20;
   const uint32_t tensors = 4;
   const uint64_t elements = bytes / 4 / tensors;

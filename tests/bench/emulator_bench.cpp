@@ -7,16 +7,17 @@
 //   BM_IdleFullWafer: an idle 762 x 1176 wse3 wafer; counter bytes_per_tile.
 // Run: build/bin/emulator_bench [--benchmark_filter=...]. Figures go to the README.
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
-#include <unistd.h>
 
 #include "emulator/wafer.hpp"
 #include "isa/assembler.hpp"
 #include "tests/bench/bench_wafers.hpp"
+#include "tools/cli_conventions.hpp"
 
 namespace {
 
@@ -118,4 +119,16 @@ BENCHMARK(BM_IdleFullWafer)->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// BENCHMARK_MAIN with the house's --version and exit code 2 for an unknown flag (Google
+// Benchmark's own --help already exits 0).
+int main(int argc, char** argv) {
+  if (argc == 2 && std::string(argv[1]) == "--version") {
+    std::printf("emulator_bench %s\n", wsemu::kVersion);
+    return 0;
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return wsemu::cli::kExitUsage;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

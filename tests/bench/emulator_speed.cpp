@@ -32,7 +32,6 @@
 #include <map>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -41,9 +40,10 @@
 #include "emulator/wafer.hpp"
 #include "firmware/memcpy_protocol.hpp"
 #include "isa/assembler.hpp"
-#include "tests/bench/bench_wafers.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "runtime/wstrain/wafer_session.hpp"
+#include "tests/bench/bench_wafers.hpp"
+#include "tools/cli_conventions.hpp"
 
 namespace {
 
@@ -222,14 +222,6 @@ Measured run_case(const std::string& name, int side, int threads) {
   throw std::runtime_error("unknown case " + name);
 }
 
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 // In the child: run `repeat` times, print one row with the median wall time.
 void child(const std::string& name, int side, int threads, int repeat) {
   std::vector<Measured> runs;
@@ -263,23 +255,26 @@ int main(int argc, char** argv) {
   std::vector<std::string> cases = {"stream_e", "stream_ew2", "dense", "stencil", "ws_step", "idle"};
   std::vector<int> sizes = {16, 64, 256}, thread_counts = {1, 2};
   int repeat = 3;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string key = argv[i], value = argv[i + 1];
-    if (key == "--cases") {
-      cases = split(value);
-    } else if (key == "--sizes") {
-      sizes.clear();
-      for (const auto& s : split(value)) sizes.push_back(std::stoi(s));
-    } else if (key == "--threads") {
-      thread_counts.clear();
-      for (const auto& s : split(value)) thread_counts.push_back(std::stoi(s));
-    } else if (key == "--repeat") {
-      repeat = std::max(1, std::stoi(value));
-    } else {
-      std::fprintf(stderr, "usage: emulator_speed [--cases a,b] [--sizes 16,64] [--threads 1,2] [--repeat n]\n");
-      return 2;
-    }
-  }
+  CLI::App app{
+      "emulator_speed: wall time of the virtual wafer per kernel, fabric size and thread count "
+      "(each case in its own child process; see the head of tests/bench/emulator_speed.cpp)"};
+  app.add_option("--cases", cases, "cases to run")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"stream_e", "stream_ew2", "dense", "stencil", "ws_step", "idle"}))
+      ->capture_default_str();
+  app.add_option("--sizes", sizes, "fabric sides in PEs")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_option("--threads", thread_counts, "thread counts")
+      ->delimiter(',')
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_option("--repeat", repeat, "runs per case (the median is printed)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  wsemu::cli::add_version_flag(app, "emulator_speed");
+  WSEMU_CLI_PARSE(app, argc, argv);
   std::printf("%-10s %5s %2s %9s %9s %8s %11s %11s %11s %9s %6s %s\n", "case", "side", "th", "cycles", "wall_s", "cpu_s",
               "hops/s", "pe_cyc/s", "tsteps/s", "ns/tstep", "load", "peak_rss_MiB");
   for (const std::string& name : cases) {

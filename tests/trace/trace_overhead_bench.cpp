@@ -17,9 +17,10 @@
 #include <string>
 
 #include "emulator/arch_profile.hpp"
-#include "inspect/trace/trace_writer.hpp"
 #include "emulator/wafer.hpp"
+#include "inspect/trace/trace_writer.hpp"
 #include "isa/assembler.hpp"
+#include "tools/cli_conventions.hpp"
 
 namespace {
 
@@ -102,9 +103,18 @@ Timing measure(Mode mode, int k, int reps, const std::string& file) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const int k = argc > 1 ? std::atoi(argv[1]) : 300;
-  const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
-  const std::string file = argc > 3 ? argv[3] : (std::filesystem::temp_directory_path() / "wsemu-bench.wstrace").string();
+  int k = 300, reps = 5;
+  std::string file = (std::filesystem::temp_directory_path() / "wsemu-bench.wstrace").string();
+  CLI::App app{"trace_overhead_bench: what recording a trace costs on a 16x16 kernel"};
+  app.add_option("K", k, "wavelets per sender")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("repetitions", reps, "runs of each mode (the best is printed)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app.add_option("trace-file", file, "where the full trace is written")->capture_default_str();
+  wsemu::cli::add_version_flag(app, "trace_overhead_bench");
+  WSEMU_CLI_PARSE(app, argc, argv);
   const Timing off = measure(Mode::OFF, k, reps, file);
   const Timing none = measure(Mode::FILTERED_OUT, k, reps, file);
   const Timing full = measure(Mode::FULL, k, reps, file);
