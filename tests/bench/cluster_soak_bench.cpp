@@ -47,19 +47,12 @@ int main(int argc, char** argv) {
   CLI::App app{
       "cluster_soak_bench: train through MemoryX and a SwarmX tree while nodes are killed "
       "and stopped; exit 0 when nothing was lost"};
-  app.add_option("--minutes", minutes, "how long to train")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  app.add_option("--kill-every-s", kill_every, "seconds between kill -9s")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  app.add_option("--stop-every-s", stop_every, "seconds between SIGSTOPs")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  app.add_option("--stop-s", stop_s, "seconds a stopped node stays stopped")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  app.add_option("--seed", seed, "seed of the kills and stops")->capture_default_str();
+  using wsemu::cli::add_number;
+  add_number(app, "--minutes", minutes, "how long to train", 0, 1e6, true);
+  add_number(app, "--kill-every-s", kill_every, "seconds between kill -9s", 0, 1e6, true);
+  add_number(app, "--stop-every-s", stop_every, "seconds between SIGSTOPs", 0, 1e6, true);
+  add_number(app, "--stop-s", stop_s, "seconds a stopped node stays stopped", 0, 1e6);
+  add_number(app, "--seed", seed, "seed of the kills and stops", 0, 4294967295.0);
   wsemu::cli::add_version_flag(app, "cluster_soak_bench");
   WSEMU_CLI_PARSE(app, argc, argv);
   std::mt19937 random(seed);

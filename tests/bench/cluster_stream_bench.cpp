@@ -71,12 +71,8 @@ int main(int argc, char** argv) {
   CLI::App app{
       "cluster_stream_bench: streaming throughput of the emulated cluster on loopback, next "
       "to raw loopback TCP"};
-  app.add_option("--mib", mib, "MiB of fp32 weights in the layer")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  app.add_option("--passes", passes, "passes")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
+  wsemu::cli::add_number(app, "--mib", mib, "MiB of fp32 weights in the layer", 1, 1e6);
+  wsemu::cli::add_number(app, "--passes", passes, "passes", 1, 1e6);
   wsemu::cli::add_version_flag(app, "cluster_stream_bench");
   WSEMU_CLI_PARSE(app, argc, argv);
   const uint64_t bytes = mib << 20;

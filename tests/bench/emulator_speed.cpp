@@ -262,17 +262,9 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::IsMember({"stream_e", "stream_ew2", "dense", "stencil", "ws_step", "idle"}))
       ->capture_default_str();
-  app.add_option("--sizes", sizes, "fabric sides in PEs")
-      ->delimiter(',')
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  app.add_option("--threads", thread_counts, "thread counts")
-      ->delimiter(',')
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
-  app.add_option("--repeat", repeat, "runs per case (the median is printed)")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
+  wsemu::cli::add_number(app, "--sizes", sizes, "fabric sides in PEs", 1, 1176)->delimiter(',');
+  wsemu::cli::add_number(app, "--threads", thread_counts, "thread counts", 1, 1024)->delimiter(',');
+  wsemu::cli::add_number(app, "--repeat", repeat, "runs per case (the median is printed)", 1, 1e6);
   wsemu::cli::add_version_flag(app, "emulator_speed");
   WSEMU_CLI_PARSE(app, argc, argv);
   std::printf("%-10s %5s %2s %9s %9s %8s %11s %11s %11s %9s %6s %s\n", "case", "side", "th", "cycles", "wall_s", "cpu_s",

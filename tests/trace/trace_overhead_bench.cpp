@@ -106,12 +106,9 @@ int main(int argc, char** argv) {
   int k = 300, reps = 5;
   std::string file = (std::filesystem::temp_directory_path() / "wsemu-bench.wstrace").string();
   CLI::App app{"trace_overhead_bench: what recording a trace costs on a 16x16 kernel"};
-  app.add_option("K", k, "wavelets per sender")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  app.add_option("repetitions", reps, "runs of each mode (the best is printed)")
-      ->check(CLI::Range(1, 1000000))
-      ->capture_default_str();
+  wsemu::cli::add_number(app, "K", k, "wavelets per sender", 0, 1e6);
+  wsemu::cli::add_number(app, "repetitions", reps, "runs of each mode (the best is printed)", 1,
+                         1e6);
   app.add_option("trace-file", file, "where the full trace is written")->capture_default_str();
   wsemu::cli::add_version_flag(app, "trace_overhead_bench");
   WSEMU_CLI_PARSE(app, argc, argv);

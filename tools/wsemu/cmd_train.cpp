@@ -8,76 +8,45 @@
 #include <iostream>
 #include <memory>
 
-#include <fmt/format.h>
-
 #include "runtime/cluster/protocol.hpp"
 #include "runtime/train/data_order.hpp"
 #include "runtime/wstrain/network.hpp"
 #include "runtime/wstrain/orchestrator.hpp"
 #include "runtime/wstrain/scaling_study.hpp"
 #include "runtime/wstrain/worker.hpp"
+#include "tools/cli_conventions.hpp"
 #include "tools/wsemu/subcommand.hpp"
 
 namespace wsemu::cli {
 namespace {
-
-// A numeric flag's value must be a number in [low, high] (above low when low_open), checked on
-// the text before CLI11 converts it: its unsigned conversion turns "-5" into 2^64 - 5, and NaN
-// passes every comparison. A refusal is a usage error (exit 2).
-CLI::Validator in_range(double low, double high, bool low_open = false) {
-  const std::string description =
-      fmt::format("{}{:g}..{:g}{}", low_open ? "(" : "[", low, high, "]");
-  return CLI::Validator(
-      [=](std::string& text) -> std::string {
-        const std::optional<double> parsed = wstrain::parse_number(text);
-        if (!parsed) return fmt::format("'{}' is not a number", text);
-        const double value = *parsed;
-        const bool above_low = low_open ? value > low : value >= low;
-        if (!(above_low && value <= high))  // false for NaN too
-          return fmt::format("{} is outside {}", text, description);
-        return std::string();
-      },
-      description);
-}
 
 // Options both commands share: what the wafers compute.
 void add_run_options(CLI::App& app, wstrain::RunConfig& run) {
   app.add_option("--model", run.model, "MLP: mlp:IN,HIDDEN,...,CLASSES")->capture_default_str();
   app.add_option("--dataset", run.dataset, "fashion-mnist or synthetic")->capture_default_str();
   app.add_option("--data-dir", run.data_dir, "Fashion-MNIST IDX folder (default: /usr/share/datasets/fashion-mnist)");
-  app.add_option("--synthetic-samples", run.synthetic_samples, "synthetic: training samples (test: a quarter)")
-      ->check(in_range(1, 1e9))
-      ->capture_default_str();
-  app.add_option("--synthetic-noise", run.synthetic_noise, "synthetic: noise scale")
-      ->check(in_range(0, 1e6))
-      ->capture_default_str();
+  add_number(app, "--synthetic-samples", run.synthetic_samples,
+             "synthetic: training samples (test: a quarter)", 1, 1e9);
+  add_number(app, "--synthetic-noise", run.synthetic_noise, "synthetic: noise scale", 0, 1e6);
   app.add_flag("--standardize", run.standardize, "fashion-mnist: standardize the pixels before training");
-  app.add_option("--seed", run.seed, "seed of initialization, shuffling and sparsity mask")
-      ->check(in_range(0, 1.8e19))
-      ->capture_default_str();
-  app.add_option("--batch", run.batch, "global batch (all wafers together)")
-      ->check(in_range(1, 1e9))
-      ->capture_default_str();
-  app.add_option("--wafers", run.wafers, "data-parallel wafers, each its own emulator process")
-      ->check(in_range(1, 64))
-      ->capture_default_str();
-  app.add_option("--micro-batch", run.micro_batch, "samples per micro-batch on a wafer (0: its whole shard)")
-      ->check(in_range(0, 1e9))
-      ->capture_default_str();
-  app.add_option("--sparsity", run.sparsity, "fraction of every weight matrix pruned (fixed random mask)")
-      ->check(in_range(0, 1))
-      ->capture_default_str();
-  app.add_option("--columns", run.columns, "PE columns of each wafer's rectangle (0: chosen)")
-      ->check(in_range(0, 1e5))
-      ->capture_default_str();
-  app.add_option("--rows", run.rows, "PE rows of each wafer's rectangle (0: chosen to fit SRAM)")
-      ->check(in_range(0, 1e5))
-      ->capture_default_str();
-  app.add_option("--tree-wafers", run.tree_wafers,
-                 "size the network clock's SwarmX tree for N wafers (0: --wafers): the wafers run stand for one "
-                 "shard of a larger data-parallel cluster, each wafer's clock as in that cluster")
-      ->check(in_range(0, 1e6))
-      ->capture_default_str();
+  add_number(app, "--seed", run.seed, "seed of initialization, shuffling and sparsity mask", 0,
+             1.8e19);
+  add_number(app, "--batch", run.batch, "global batch (all wafers together)", 1, 1e9);
+  add_number(app, "--wafers", run.wafers, "data-parallel wafers, each its own emulator process", 1,
+             64);
+  add_number(app, "--micro-batch", run.micro_batch,
+             "samples per micro-batch on a wafer (0: its whole shard)", 0, 1e9);
+  add_number(app, "--sparsity", run.sparsity,
+             "fraction of every weight matrix pruned (fixed random mask)", 0, 1);
+  add_number(app, "--columns", run.columns, "PE columns of each wafer's rectangle (0: chosen)", 0,
+             1e5);
+  add_number(app, "--rows", run.rows, "PE rows of each wafer's rectangle (0: chosen to fit SRAM)",
+             0, 1e5);
+  add_number(app, "--tree-wafers", run.tree_wafers,
+             "size the network clock's SwarmX tree for N wafers (0: --wafers): the wafers run "
+             "stand for one shard of a larger data-parallel cluster, each wafer's clock as in "
+             "that cluster",
+             0, 1e6);
   app.add_option("--net", run.net,
                  "KEY=VALUE: override a cluster network profile entry (repeatable; keys and defaults in "
                  "runtime/wstrain/README.md, e.g. down.swarmx-wafer.gbs=75)");
@@ -110,10 +79,8 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
   app.add_option("--steps", *steps, "steps to train (overrides --epochs)")->check(in_range(1, 1e12));
   app.add_option("--optimizer", *optimizer, "sgd, momentum, adam or adamw")->capture_default_str();
   app.add_option("--lr", *lr, "learning rate")->check(in_range(0, 1e6, true))->capture_default_str();
-  app.add_option("--momentum", o->optimizer.momentum, "momentum (mu)")->check(in_range(0, 1))->capture_default_str();
-  app.add_option("--weight-decay", o->optimizer.weight_decay, "weight decay")
-      ->check(in_range(0, 1e6))
-      ->capture_default_str();
+  add_number(app, "--momentum", o->optimizer.momentum, "momentum (mu)", 0, 1);
+  add_number(app, "--weight-decay", o->optimizer.weight_decay, "weight decay", 0, 1e6);
   app.add_option("--sparse-stream", *stream,
                  "auto (with --sparsity > 0), on or off: stream only the kept weights with their indices")
       ->capture_default_str();
@@ -126,19 +93,14 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
   app.add_option("--tls-ca", o->tls_ca,
                  "with --memoryx: connect to the nodes with TLS, refusing a node whose certificate does not chain "
                  "to this PEM CA");
-  app.add_option("--fanout", o->fanout, "SwarmX children per node (the loss is reduced in this tree)")
-      ->check(in_range(2, 1024))
-      ->capture_default_str();
-  app.add_option("--memoryx-shards", o->memoryx_shards,
-                 "MemoryX shards of the local cluster (the model's tensors spread over them by id)")
-      ->check(in_range(1, 64))
-      ->capture_default_str();
-  app.add_option("--checkpoint-every", o->checkpoint_every, "MemoryX checkpoints every N steps (local cluster)")
-      ->check(in_range(0, 1e12))
-      ->capture_default_str();
-  app.add_option("--threads", o->worker_threads, "emulator threads per wafer process")
-      ->check(in_range(1, 1024))
-      ->capture_default_str();
+  add_number(app, "--fanout", o->fanout,
+             "SwarmX children per node (the loss is reduced in this tree)", 2, 1024);
+  add_number(app, "--memoryx-shards", o->memoryx_shards,
+             "MemoryX shards of the local cluster (the model's tensors spread over them by id)", 1,
+             64);
+  add_number(app, "--checkpoint-every", o->checkpoint_every,
+             "MemoryX checkpoints every N steps (local cluster)", 0, 1e12);
+  add_number(app, "--threads", o->worker_threads, "emulator threads per wafer process", 1, 1024);
   app.add_flag("--backdoor-inputs", o->backdoor_inputs,
                "copy activations and labels into SRAM through the back door (no host-channel cycles)");
   app.add_option("--kill-memoryx-after-step", o->kill_memoryx_after_step,
@@ -155,9 +117,8 @@ const Register kTrain{{"train", [](CLI::App& app) -> std::function<int()> {
                  "fault injection: SIGKILL a wafer worker during step N + 1 (which wafer and when: --kill-wafer-seed); "
                  "it is restarted at MemoryX's step")
       ->check(in_range(-1, 1e12));
-  app.add_option("--kill-wafer-seed", o->kill_wafer_seed, "with --kill-wafer-after-step: picks the wafer and the moment")
-      ->check(in_range(0, 1.8e19))
-      ->capture_default_str();
+  add_number(app, "--kill-wafer-seed", o->kill_wafer_seed,
+             "with --kill-wafer-after-step: picks the wafer and the moment", 0, 1.8e19);
   app.add_flag("-q,--quiet", *quiet, "no per-step progress");
   app.add_flag("--scaling-study", *scaling,
                "run the model on each of --scaling-wafers with --batch per wafer and as the global batch, dense and "
