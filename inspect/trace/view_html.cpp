@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "emulator/queues.hpp"
+#include "inspect/markup_escape.hpp"
 #include "inspect/trace/trace_views.hpp"
 #include "emulator/wavelet.hpp"
 
@@ -48,20 +49,6 @@ std::string script_safe(std::string s) {
       continue;
     }
     out += s[i];
-  }
-  return out;
-}
-
-std::string html_escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
   }
   return out;
 }
@@ -213,7 +200,7 @@ static std::string html_page_unchecked(const TraceReader& trace, const HtmlOptio
     const size_t at = page.find(key);
     if (at != std::string::npos) page.replace(at, key.size(), value);
   };
-  replace("@TITLE@", html_escape(fmt::format("wsemu trace {}", trace.path())));
+  replace("@TITLE@", inspect::markup_escape(fmt::format("wsemu trace {}", trace.path())));
   replace("@DATA@", script_safe(data.dump()));
   return page;
 }

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "inspect/markup_escape.hpp"
 #include "inspect/trace/trace_reader.hpp"
 #include "inspect/trace/trace_views.hpp"
 #include "inspect/trace/trace_writer.hpp"
@@ -199,6 +200,15 @@ TEST_F(TraceViews, LinkStallEventsGiveTheWafersBackpressureCounts) {
   stalls.kinds = trace::parse_kinds("stalls");
   trace::write_text(reader, stalls, text);
   EXPECT_NE(text.str().find(" P1.0 blocked RAMP c4 backpressure\n"), std::string::npos) << text.str();
+}
+
+// The HTML page's title and wsemu check's JUnit text: worked by hand from the XML 1.0 rules
+// (markup characters as entities; C0 controls but tab, LF, CR, and DEL as '?'; UTF-8 kept).
+TEST(MarkupEscape, EntitiesForMarkupAndQuestionMarksForForbiddenControls) {
+  EXPECT_EQ(inspect::markup_escape("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c'");
+  EXPECT_EQ(inspect::markup_escape(std::string("x\x01\x1f\x7f\0y", 6)), "x????y");
+  EXPECT_EQ(inspect::markup_escape("tab\tnl\ncr\r"), "tab\tnl\ncr\r");
+  EXPECT_EQ(inspect::markup_escape("PE(1,0) \xc3\xa9t\xc3\xa9"), "PE(1,0) \xc3\xa9t\xc3\xa9");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <cmath>
 
+#include "inspect/markup_escape.hpp"
 #include "tools/wsemu/kernel_cli.hpp"
 #include "tools/wsemu/subcommand.hpp"
 
@@ -32,24 +33,6 @@ struct CheckArgs {
   double rtol = 1e-5, atol = 1e-6;
   std::string junit;
 };
-
-// Text for an XML attribute or element. XML 1.0 forbids control characters other than tab,
-// newline and carriage return even as references, so those become '?' (a JUnit consumer
-// rejects the whole file otherwise).
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
-      case '\t': case '\n': case '\r': out += c; break;
-      default: out += static_cast<unsigned char>(c) < 0x20 || c == 0x7F ? '?' : c;
-    }
-  }
-  return out;
-}
 
 std::string index_string(const std::vector<size_t>& index) {
   std::string s = "[";
@@ -83,7 +66,7 @@ void write_junit(const std::string& path, const std::string& kernel, const std::
     errors += c.outcome == CaseResult::Outcome::ERROR;
     seconds += c.seconds;
   }
-  const std::string name = xml_escape(std::filesystem::path(kernel).stem().string());
+  const std::string name = inspect::markup_escape(std::filesystem::path(kernel).stem().string());
   const std::string counts =
       fmt::format("tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3f}\"", cases.size(), failures, errors, seconds);
   std::ofstream f(path);
@@ -92,14 +75,14 @@ void write_junit(const std::string& path, const std::string& kernel, const std::
   f << fmt::format("  <testsuite name=\"{}\" {} skipped=\"0\">\n", name, counts);
   f << fmt::format("    <properties><property name=\"cycles\" value=\"{}\"/></properties>\n", cycles);
   for (const CaseResult& c : cases) {
-    f << fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", name, xml_escape(c.name), c.seconds);
+    f << fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"", name, inspect::markup_escape(c.name), c.seconds);
     if (c.outcome == CaseResult::Outcome::PASS) {
       f << "/>\n";
       continue;
     }
     const char* element = c.outcome == CaseResult::Outcome::FAILURE ? "failure" : "error";
     f << fmt::format(">\n      <{} type=\"{}\" message=\"{}\">{}</{}>\n    </testcase>\n", element, c.type,
-                     xml_escape(first_line(c.message)), xml_escape(c.message), element);
+                     inspect::markup_escape(first_line(c.message)), inspect::markup_escape(c.message), element);
   }
   f << "  </testsuite>\n</testsuites>\n";
   if (!f) std::fprintf(stderr, "wsemu check: error: cannot write %s\n", path.c_str());
