@@ -32,6 +32,11 @@ constexpr int kTaskH2D = 21;
 constexpr int kTaskD2H = 22;
 constexpr int kTaskLaunch = 63;  // the top id: 31 names no task; SDK kernels bind 23 and 24
 constexpr int kTaskToHost = 30;
+// H2D and D2H in copy mode of an indirect symbol: the address field names a pointer variable and
+// the target copies to or from the array it points to (compiler::HostSymbol::indirect). Their
+// own ids, so that the direct commands cost what they did.
+constexpr int kTaskH2DIndirect = 46;
+constexpr int kTaskD2HIndirect = 47;
 // Local tasks.
 constexpr int kTaskResume = 27;
 constexpr int kTaskInit = 28;

@@ -248,26 +248,36 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
       return none;
     }
     GlobalVar* g = nullptr;
+    // A run-time pointer variable: the host name binds to the variable and the host follows it
+    // at each copy, as the SDK does; g is the array it starts at (its type and count).
+    GlobalVar* pointer_var = nullptr;
     if (x.k == K::POINTER && x.offset == 0) g = x.global;
     else if (x.k == K::GLOBAL && x.global->type->kind == TK::ARRAY) g = x.global;
     else if (x.k == K::GLOBAL && x.global->init.k == K::POINTER) {
       g = x.global->init.global;
-      if (!x.global->is_const) {
-        x.global->exported_as = name;
-        x.global->exported_at = e.span;
-      }
+      if (!x.global->is_const) pointer_var = x.global;
     }
     if (!g) fail(e.args[0]->span, "@export_symbol needs a pointer to a global array (e.g. 'const y_ptr: [*]f32 = &y;') or a function");
     if (name.empty()) fail(e.span, "@export_symbol of data needs the host name: @export_symbol(y_ptr, \"y\")");
+    GlobalVar* const bound = pointer_var ? pointer_var : g;
     // (an `export var` exported again under its own name, as histogram-torus does, is one export)
-    if (p.export_vars.count(name) && g->asm_name == name) return none;
+    if (p.export_vars.count(name) && bound->asm_name == name) return none;
     if (p.exported_symbols.count(name)) fail(e.span, "'" + name + "' is exported twice");
     for (const GlobalVar* other : p.globals)
-      if (other != g && other->asm_name == name) fail(e.span, "the export name '" + name + "' is already used");
-    g->asm_name = name;
+      if (other != bound && other->asm_name == name) fail(e.span, "the export name '" + name + "' is already used");
+    bound->asm_name = name;
+    const TypeRef elem = g->type->kind == TK::ARRAY ? g->type->elem : g->type;
+    const int64_t count = (g->type->kind == TK::ARRAY ? g->type->element_count() : 1) - (pointer_var ? pointer_var->init.offset : 0);
     p.exported_symbols[name] = name;
-    p.exported_symbol_types[name] = g->type->kind == TK::ARRAY ? g->type->elem : g->type;
-    p.exported_symbol_counts[name] = g->type->kind == TK::ARRAY ? g->type->element_count() : 1;
+    p.exported_symbol_types[name] = elem;
+    p.exported_symbol_counts[name] = count;
+    if (pointer_var) {
+      pointer_var->exported_as = name;
+      pointer_var->exported_at = e.span;
+      pointer_var->exported_elem = elem;
+      pointer_var->exported_count = count;
+      p.indirect_exports.insert(name);
+    }
     if (ctx.mod->is_lib) p.library_exports.insert(name);
     return none;
   }

@@ -39,10 +39,22 @@ struct GlobalVar {
   std::string dsr;          // DSD-typed variable: its descriptor register name
   std::shared_ptr<DsdValue> dsd;
   int align = 0;
-  // A run-time pointer variable exported to the host (@export_symbol(A_ptr, "A")): the host
-  // name binds to the array it is initialised with, so a later assignment earns a warning.
+  // A run-time pointer variable exported to the host (@export_symbol(A_ptr, "A")): an indirect
+  // host symbol (the host copies to and from the array it points to at the time), of the element
+  // type and count of the array it is initialised with; every array assigned to it must hold
+  // that type and at least that count.
   std::string exported_as;
-  Span exported_at, assigned_at;  // line 0: not exported / never assigned in run-time code
+  Span exported_at;  // line 0: not exported
+  TypeRef exported_elem;
+  int64_t exported_count = 0;
+  // Arrays that run-time code assigns to this pointer variable (&a[k]), checked against the
+  // export once every program is compiled (the export may come after the code).
+  struct ArrayAssignment {
+    Span span;
+    GlobalVar* array = nullptr;
+    int64_t offset = 0;  // elements
+  };
+  std::vector<ArrayAssignment> assigned_arrays;
 };
 
 struct ModuleInstance {
@@ -107,6 +119,7 @@ struct Program {
   std::map<std::string, std::string> exported_symbols;  // host name -> asm symbol
   std::map<std::string, TypeRef> exported_symbol_types;
   std::map<std::string, int64_t> exported_symbol_counts;
+  std::set<std::string> indirect_exports;  // host names bound to a pointer variable (GlobalVar::exported_as)
   std::set<std::string> exported_functions;
   std::map<int, std::string> task_lines;  // id -> "label, local, 5" (a .task directive's operands)
   std::set<int> blocked_tasks;

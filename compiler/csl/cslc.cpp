@@ -101,18 +101,20 @@ CslResult Compiler::run() {
                                  std::to_string(opt.offset_x) + ", " + std::to_string(opt.offset_y) + ") does not fit the " +
                                  std::to_string(opt.fabric_w) + " x " + std::to_string(opt.fabric_h) + " fabric (--fabric-dims)");
   for (const auto& [xy, pl] : tiles) program_for(pl);
-  std::set<std::string> warned;  // each PE class has its copy of the variable: one warning per place
+  // An exported pointer variable's host name stands for elements_per_pe elements of one type
+  // wherever the pointer points: every array assigned to it must hold them.
   for (const auto& gv : globals) {
-    if (gv->exported_as.empty() || gv->assigned_at.line == 0) continue;
-    if (!warned.insert(sources.where(gv->assigned_at)).second) continue;
-    std::vector<Diagnostic> d = sources.diagnose(
-        gv->assigned_at, "'" + gv->csl_name + "' is exported to the host as '" + gv->exported_as + "' (at " +
-                             sources.where(gv->exported_at) + ") and assigned here: wsemu binds '" + gv->exported_as +
-                             "' to the array it first points to ('" + gv->init.global->csl_name +
-                             "'), so memcpy and read_symbol of '" + gv->exported_as +
-                             "' use that array, not the one the pointer holds at the time of the copy");
-    d.front().severity = Severity::WARNING;
-    warnings.insert(warnings.end(), d.begin(), d.end());
+    if (gv->exported_as.empty()) continue;
+    for (const GlobalVar::ArrayAssignment& a : gv->assigned_arrays) {
+      const TypeRef& at = a.array->type;
+      const TypeRef elem = at->kind == TK::ARRAY ? at->elem : at;
+      const int64_t count = (at->kind == TK::ARRAY ? at->element_count() : 1) - a.offset;
+      if (elem->str() != gv->exported_elem->str() || count < gv->exported_count)
+        fail(a.span, "'" + gv->csl_name + "' is exported to the host as '" + gv->exported_as + "' (at " +
+                         sources.where(gv->exported_at) + "), " + std::to_string(gv->exported_count) + " " +
+                         gv->exported_elem->str() + " elements wherever it points, but this points it at " +
+                         std::to_string(count) + " " + elem->str() + " elements of '" + a.array->csl_name + "'");
+    }
   }
   result.warnings = warnings;
   result.layout_wsl = write_layout();

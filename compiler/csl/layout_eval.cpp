@@ -379,6 +379,24 @@ void Compiler::finish_executable(Executable& exe) {
   for (const HostExport& h : host_exports) {
     uint32_t min_count = UINT32_MAX;
     isa::ElemType type = isa::ElemType::F32;
+    // An exported pointer variable (indirect): each program's symbol is the pointer word, the
+    // type and count are those of the arrays it points to, the least count of the programs.
+    bool indirect = false, direct = false;
+    for (const auto& p : programs) {
+      if (!p->exported_symbols.count(h.name)) continue;
+      (p->indirect_exports.count(h.name) ? indirect : direct) = true;
+      if (p->indirect_exports.count(h.name)) {
+        const std::string held = p->exported_symbol_types.at(h.name)->str();
+        if (held != h.type->elem->str())
+          fail(h.span, "'" + h.name + "' is exported as " + h.type->str() + " but a pointer variable to " + held +
+                           " elements is exported under that name");
+        for (int t = 0; t <= int(isa::ElemType::F32); ++t)
+          if (isa::elem_type_name(isa::ElemType(t)) == held) type = isa::ElemType(t);
+        min_count = std::min(min_count, uint32_t(std::max<int64_t>(0, p->exported_symbol_counts.at(h.name))));
+      }
+    }
+    if (indirect && direct)
+      fail(h.span, "unsupported: '" + h.name + "' is a pointer variable in one PE program and an array in another");
     for (int y = 0; y < rect_h; ++y)
       for (int x = 0; x < rect_w; ++x) {
         const PeConfig* pc = exe.pe_config_at(uint32_t(opt.offset_x + x), uint32_t(opt.offset_y + y));
@@ -391,7 +409,7 @@ void Compiler::finish_executable(Executable& exe) {
           continue;
         }
         const isa::Symbol* sym = img->find_symbol(h.name);
-        if (!sym || !sym->exported) continue;  // the host may copy it to the PEs that export it
+        if (!sym || !sym->exported || indirect) continue;  // the host may copy it to the PEs that export it
         const TypeRef& et = h.type->elem;
         const std::string want = et->kind == TK::FLOAT ? et->str() : et->str();
         if (std::string(isa::elem_type_name(sym->type)) != want)
@@ -416,6 +434,7 @@ void Compiler::finish_executable(Executable& exe) {
       s.rect = 0;
       s.host_readable = true;
       s.host_writable = h.is_mutable;
+      s.indirect = indirect;
       exe.symbols.push_back(s);
     }
   }

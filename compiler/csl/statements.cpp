@@ -325,10 +325,10 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
         }
         if (target.k == Value::K::GLOBAL && target.global->type->kind != TK::ARRAY) {
           GlobalVar* gv = target.global;
-          if (gv->assigned_at.line == 0) gv->assigned_at = s.span;
           Value v = eval(*s.value, ctx);
           if (!op.empty()) v = binary(op, load_global(gv, t.span, ctx), rvalue(v, s.value->span, ctx), s.span, ctx);
           v = coerce(v, gv->type, s.value->span, ctx);
+          if (v.k == Value::K::POINTER && v.global) gv->assigned_arrays.push_back({s.value->span, v.global, v.offset});
           int r = value_reg(*this, v, gv->type, s.span, ctx);
           std::string where = gv->asm_name;
           if (g.p->far_data) {

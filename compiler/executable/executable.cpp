@@ -192,7 +192,11 @@ std::vector<std::string> validate(const Executable& exe) {
       const std::string in = "program " + std::to_string(p) + " ('" +
                              exe.programs[static_cast<size_t>(p)].source_path + "')";
       defined |= sym != nullptr;
-      if (sym && (sym->type != s.type || sym->count < s.elems_per_pe))
+      if (sym && s.indirect && sym->type != isa::ElemType::U32)
+        add(what + " is indirect, but '" + s.program_symbol + "' of " + in + " is " +
+            std::string(isa::elem_type_name(sym->type)) + "[" + std::to_string(sym->count) +
+            "], not a u32 pointer word");
+      else if (sym && !s.indirect && (sym->type != s.type || sym->count < s.elems_per_pe))
         add(what + " says " + std::to_string(s.elems_per_pe) + " " +
             std::string(isa::elem_type_name(s.type)) + " per PE, but '" + s.program_symbol +
             "' of " + in + " is " + std::string(isa::elem_type_name(sym->type)) + "[" +

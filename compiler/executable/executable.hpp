@@ -22,11 +22,13 @@
 
 namespace wsemu::compiler {
 
+// Version 4: a host symbol may be indirect (HostSymbol::indirect), which a version-3 reader would
+// take for the pointer word itself; version-3 files have no indirect symbols and are still read.
 // Version 3: control wavelets in the hardware's bit layout (isa/control_payload.hpp) and counter
 // filters in the routes. Files of versions 1 and 2 hold programs whose control payloads meant
 // wsemu's earlier layout, so they are refused with a request to rebuild, never run wrongly.
 // (Version 2 added the line table, isa object format 2.)
-constexpr uint32_t kExecutableFormatVersion = 3;
+constexpr uint32_t kExecutableFormatVersion = 4;
 constexpr uint32_t kOldestExecutableFormatVersion = 3;
 
 // Resources the layout may not give to kernels, because the memcpy firmware (host I/O and
@@ -149,6 +151,10 @@ struct HostSymbol {
   uint32_t rect = 0;  // index into Executable::rects
   bool host_readable = true;
   bool host_writable = true;
+  // `program_symbol` is a pointer variable (a u32 word holding a byte address, CSL's
+  // `var p: [*]f32 = &a; @export_symbol(p, "a")`): copies go to and from the array it points to
+  // at the time of the copy; `type` and `elems_per_pe` describe that array.
+  bool indirect = false;
   friend bool operator==(const HostSymbol&, const HostSymbol&) = default;
 };
 

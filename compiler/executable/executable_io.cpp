@@ -123,6 +123,7 @@ pb::Executable to_proto(const Executable& exe) {
     out->set_rect(s.rect);
     out->set_host_readable(s.host_readable);
     out->set_host_writable(s.host_writable);
+    out->set_indirect(s.indirect);
   }
   for (const HostFunction& f : exe.functions) {
     pb::HostFunction* out = p.add_functions();
@@ -228,6 +229,7 @@ Executable from_proto(const pb::Executable& p, std::string_view name) {
     out.rect = s.rect();
     out.host_readable = s.host_readable();
     out.host_writable = s.host_writable();
+    out.indirect = s.indirect();
     exe.symbols.push_back(std::move(out));
   }
   for (const pb::HostFunction& f : p.functions())

@@ -93,7 +93,8 @@ void SdkRuntime::State::load() {
 
   // Control task ids for the exported functions: from 63 down, skipping every id a program
   // binds as a control task itself.
-  std::set<int> used{firmware::kTaskH2D, firmware::kTaskD2H, firmware::kTaskLaunch, firmware::kTaskToHost};
+  std::set<int> used{firmware::kTaskH2D,         firmware::kTaskD2H,         firmware::kTaskLaunch,
+                     firmware::kTaskToHost,      firmware::kTaskH2DIndirect, firmware::kTaskD2HIndirect};
   for (const Program& p : exe.programs)
     for (const isa::TaskBinding& t : p.object.tasks)
       if (t.kind == isa::TaskKind::CONTROL) used.insert(t.id);

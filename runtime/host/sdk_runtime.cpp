@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <nlohmann/json.hpp>
 
 #include "firmware/memcpy_protocol.hpp"
@@ -118,9 +119,21 @@ const isa::Symbol& program_symbol(const SdkRuntime::State& s, const HostSymbol& 
   return *ps;
 }
 
-// Where `symbol` lives on fabric PE (fx, fy): per-PE programs may place it differently.
+// Where `symbol`'s program symbol lives on fabric PE (fx, fy): per-PE programs may place it
+// differently. For an indirect symbol that is its pointer variable, which the firmware follows.
 uint32_t symbol_address(const SdkRuntime::State& s, const HostSymbol& symbol, int fx, int fy) {
   return program_symbol(s, symbol, fx, fy).address;
+}
+
+// Where `symbol`'s elements are on fabric PE (fx, fy) now: an indirect symbol's are where its
+// pointer variable points (the low 16 bits of the word, as the firmware reads it). A fault of
+// the access propagates.
+uint32_t element_address(const SdkRuntime::State& s, const HostSymbol& symbol, int fx, int fy) {
+  const uint32_t address = symbol_address(s, symbol, fx, fy);
+  if (!symbol.indirect) return address;
+  std::array<uint8_t, 2> pointer{};
+  s.wafer->read_sram(fx, fy, address, pointer);
+  return uint32_t(pointer[0]) | uint32_t(pointer[1]) << 8;
 }
 
 // The PE's position on its row's memcpy chain; a usage error when its program has no firmware.
@@ -184,7 +197,8 @@ void push_command(RowTraffic& r, uint16_t task, int position, uint32_t first_wor
 void push_data(RowTraffic& r, uint32_t word) { r.out.push_back({word, uint8_t(firmware::kColorA), false}); }
 
 // A back-door copy visits every PE of the rectangle, (x, y) relative to it, with the fabric
-// position and the symbol's address there; a fault of the access is the call's HostError.
+// position and the symbol's elements' address there; a fault of the access is the call's
+// HostError.
 template <typename Visit>
 void visit_backdoor(const SdkRuntime::State& s, const Target& t, int x0, int y0, int w, int h,
                     const std::string& what, Visit visit) {
@@ -192,7 +206,7 @@ void visit_backdoor(const SdkRuntime::State& s, const Target& t, int x0, int y0,
     for (int x = 0; x < w; ++x) {
       const int fx = int(t.rect->x) + x0 + x, fy = int(t.rect->y) + y0 + y;
       try {
-        visit(x, y, fx, fy, symbol_address(s, *t.symbol, fx, fy));
+        visit(x, y, fx, fy, element_address(s, *t.symbol, fx, fy));
       } catch (const emu::FaultError& e) {
         throw HostError(e.fault(), what);
       }
@@ -266,9 +280,10 @@ void h2d(SdkRuntime::State& s, const char* call, const std::string& symbol, std:
     // PEs are consecutive participants and hold the symbol at one address (per-PE programs may
     // place it differently; then each PE gets its own copy, as a plain memcpy would send).
     // A streamed broadcast goes to each PE's stream in turn (the firmware's relay stores, it
-    // does not deliver).
-    bool one_copy =
-        mode == Broadcast::ROW && !o.streaming && w > 1 && uint32_t(w - 1) <= firmware::kMaxBroadcastCount;
+    // does not deliver); so does an indirect symbol's (each PE's pointer may point elsewhere).
+    const bool indirect = !o.streaming && t.symbol->indirect;
+    bool one_copy = mode == Broadcast::ROW && !o.streaming && !indirect && w > 1 &&
+                    uint32_t(w - 1) <= firmware::kMaxBroadcastCount;
     for (int x = 1; one_copy && x < w; ++x)
       one_copy = positions[size_t(x)] == positions[0] + x && addresses[size_t(x)] == addresses[0];
     const int targets = one_copy ? 1 : w;
@@ -276,8 +291,8 @@ void h2d(SdkRuntime::State& s, const char* call, const std::string& symbol, std:
       const uint32_t f = one_copy ? flags | firmware::kFlagBroadcast |
                                         uint32_t(w - 1) << firmware::kBroadcastCountShift
                                   : flags;
-      push_command(r, firmware::kTaskH2D, positions[size_t(x)], firmware::address_word(addresses[size_t(x)], f),
-                   uint32_t(elems));
+      push_command(r, indirect ? firmware::kTaskH2DIndirect : firmware::kTaskH2D, positions[size_t(x)],
+                   firmware::address_word(addresses[size_t(x)], f), uint32_t(elems));
       for (int e = 0; e < elems; ++e) push_data(r, value(x, y, e) & mask);
     }
   }
@@ -336,7 +351,9 @@ void SdkRuntime::memcpy_d2h(std::span<uint32_t> out, const std::string& symbol, 
       // 16-bit streams: each FIFO slot holds an element in its low half; it leaves zero-extended.
       const uint32_t flags = (o.streaming ? firmware::kFlagStream : 0) | (t.bits == 16 ? firmware::kFlag16Bit : 0);
       const uint32_t address = o.streaming ? 0 : symbol_address(s, *t.symbol, fx, r.y);
-      push_command(r, firmware::kTaskD2H, k, firmware::address_word(address, flags), uint32_t(elems));
+      const bool indirect = !o.streaming && t.symbol->indirect;
+      push_command(r, indirect ? firmware::kTaskD2HIndirect : firmware::kTaskD2H, k,
+                   firmware::address_word(address, flags), uint32_t(elems));
       r.expect_in += 2 + uint64_t(elems);
     }
   }
@@ -457,11 +474,16 @@ std::vector<uint32_t> SdkRuntime::read_symbol(int x, int y, const std::string& s
     usage(fmt::format("read_symbol: PE ({}, {}) is outside rectangle '{}' ({} x {})", x, y, rect.name, rect.width,
                       rect.height));
   const int fx = int(rect.x) + x, fy = int(rect.y) + y;
-  const isa::Symbol* ps = &program_symbol(s, *sym, fx, fy);
+  // An indirect symbol: the elements_per_pe elements its pointer variable points to now.
+  const uint32_t count = sym->indirect ? sym->elems_per_pe : program_symbol(s, *sym, fx, fy).count;
   const uint32_t bytes = uint32_t(isa::elem_bytes(sym->type));
-  std::vector<uint8_t> buf(size_t(ps->count) * bytes);
-  s.wafer->read_sram(fx, fy, ps->address, buf);
-  std::vector<uint32_t> out(ps->count);
+  std::vector<uint8_t> buf(size_t(count) * bytes);
+  try {
+    s.wafer->read_sram(fx, fy, element_address(s, *sym, fx, fy), buf);
+  } catch (const emu::FaultError& e) {
+    throw HostError(e.fault(), "read_symbol " + symbol);
+  }
+  std::vector<uint32_t> out(count);
   for (size_t e = 0; e < out.size(); ++e)
     for (uint32_t b = 0; b < bytes; ++b) out[e] |= uint32_t(buf[e * bytes + b]) << (8 * b);
   return out;
@@ -482,15 +504,19 @@ void SdkRuntime::State::write_initial_symbols() {
       usage(fmt::format("initial value of '{}': PE ({}, {}) is outside rectangle '{}' ({} x {})", i.symbol, i.x, i.y,
                         rect.name, rect.width, rect.height));
     const int fx = int(rect.x) + i.x, fy = int(rect.y) + i.y;
-    const isa::Symbol* ps = &program_symbol(*this, *sym, fx, fy);
-    if (i.words.size() > ps->count)
+    const uint32_t count = sym->indirect ? sym->elems_per_pe : program_symbol(*this, *sym, fx, fy).count;
+    if (i.words.size() > count)
       usage(fmt::format("initial value of '{}': {} elements, the symbol holds {} on PE ({}, {})", i.symbol,
-                        i.words.size(), ps->count, i.x, i.y));
+                        i.words.size(), count, i.x, i.y));
     const uint32_t bytes = uint32_t(isa::elem_bytes(sym->type));
     std::vector<uint8_t> buf(i.words.size() * bytes);
     for (size_t e = 0; e < i.words.size(); ++e)
       for (uint32_t b = 0; b < bytes; ++b) buf[e * bytes + b] = uint8_t(i.words[e] >> (8 * b));
-    wafer->write_sram(fx, fy, ps->address, buf);
+    try {
+      wafer->write_sram(fx, fy, element_address(*this, *sym, fx, fy), buf);
+    } catch (const emu::FaultError& e) {
+      throw HostError(e.fault(), "initial value of '" + i.symbol + "'");
+    }
   }
 }
 

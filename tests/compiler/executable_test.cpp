@@ -18,7 +18,7 @@ std::string as_version(const Executable& exe, char version) {
   std::string file = serialize_executable(exe);
   std::string payload = file.substr(24);
   // proto3 writes field 1 (format_version) first: tag 0x08, then the varint.
-  EXPECT_EQ(payload.substr(0, 2), std::string("\x08\x03", 2));
+  EXPECT_EQ(payload.substr(0, 2), std::string("\x08\x04", 2));
   payload[1] = version;
   const uint32_t crc = static_cast<uint32_t>(
       ::crc32_z(::crc32_z(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(payload.data()), payload.size()));
@@ -91,7 +91,8 @@ TEST(Executable, RoundTripIsExact) {
 }
 
 // The line table round-trips; files of formats 1 and 2 (wsemu's earlier control-wavelet layout)
-// are refused, naming their version and asking for a rebuild.
+// are refused, naming their version and asking for a rebuild; format 3 (no indirect symbols) is
+// read.
 TEST(Executable, LineTableRoundTripsAndEarlierFormatsAreRefused) {
   const Executable exe = sample();
   const Executable back = parse_executable(serialize_executable(exe));
@@ -104,11 +105,35 @@ TEST(Executable, LineTableRoundTripsAndEarlierFormatsAreRefused) {
       ADD_FAILURE() << "version " << int(version) << " was read";
     } catch (const ExecutableError& e) {
       EXPECT_NE(std::string(e.what()).find("old.wsx: executable format version " + std::to_string(version) +
-                                           ", but this wsemu reads versions 3 to 3; rebuild it"),
+                                           ", but this wsemu reads versions 3 to 4; rebuild it"),
                 std::string::npos)
           << e.what();
     }
   }
+  EXPECT_EQ(parse_executable(as_version(exe, 3), "old.wsx"), exe);
+}
+
+// An indirect host symbol (format 4) round-trips, and must name a u32 pointer word.
+TEST(Executable, IndirectSymbolRoundTripsAndNamesAPointerWord) {
+  Executable exe = sample();
+  for (Program& p : exe.programs) {
+    p.object.symbols.push_back({"y_ptr", p.object.data_base + 16, isa::ElemType::U32, 1, true});
+    p.object.data_size = 20;
+    p.object.data_init = {1, 2, 3, 4, 5};
+  }
+  exe.symbols.push_back({"z", "y_ptr", isa::ElemType::F32, 4, 0, true, true, true});
+  ASSERT_TRUE(validate(exe).empty()) << validate(exe).front();
+  const Executable back = parse_executable(serialize_executable(exe));
+  EXPECT_EQ(back, exe);
+  EXPECT_TRUE(back.find_symbol("z")->indirect);
+  EXPECT_FALSE(back.find_symbol("y")->indirect);
+  exe.symbols.back().program_symbol = "y";  // an f32 array, not a pointer
+  const std::vector<std::string> problems = validate(exe);
+  ASSERT_FALSE(problems.empty());
+  EXPECT_NE(problems.front().find("symbol 'z' is indirect, but 'y' of program 0 ('pe.wsa') is f32[4], not a u32 "
+                                  "pointer word"),
+            std::string::npos)
+      << problems.front();
 }
 
 TEST(Executable, Lookups) {
@@ -141,9 +166,9 @@ TEST(Executable, RejectsForeignAndDamagedFiles) {
   EXPECT_EQ(load_error(good.substr(0, 20)),
             "k.wsx: truncated executable: 20 bytes, shorter than the 24-byte header");
   std::string future = good;
-  future[8] = 4;  // format version 4
+  future[8] = 5;  // format version 5
   EXPECT_EQ(load_error(future),
-            "k.wsx: executable format version 4, but this wsemu reads versions 3 to 3; rebuild it with "
+            "k.wsx: executable format version 5, but this wsemu reads versions 3 to 4; rebuild it with "
             "this wsemu's `wsemu build`");
   std::string cut = good.substr(0, good.size() - 10);
   EXPECT_NE(load_error(cut).find("k.wsx: truncated executable: the header announces"),

@@ -36,9 +36,11 @@ TEST_P(Firmware, TasksMatchTheProtocol) {
   EXPECT_EQ(tasks.at("memcpy_d2h_cmd"), std::make_pair(K::CONTROL, firmware::kTaskD2H));
   EXPECT_EQ(tasks.at("memcpy_launch_cmd"), std::make_pair(K::CONTROL, firmware::kTaskLaunch));
   EXPECT_EQ(tasks.at("memcpy_to_host"), std::make_pair(K::CONTROL, firmware::kTaskToHost));
+  EXPECT_EQ(tasks.at("memcpy_h2d_ind_cmd"), std::make_pair(K::CONTROL, firmware::kTaskH2DIndirect));
+  EXPECT_EQ(tasks.at("memcpy_d2h_ind_cmd"), std::make_pair(K::CONTROL, firmware::kTaskD2HIndirect));
   EXPECT_EQ(tasks.at("memcpy_resume"), std::make_pair(K::LOCAL, firmware::kTaskResume));
   EXPECT_EQ(tasks.at(firmware::kInitTaskName), std::make_pair(K::LOCAL, firmware::kTaskInit));
-  EXPECT_EQ(fw.tasks.size(), 6u);  // and memcpy_flushed, bound at run time in CSL programs only
+  EXPECT_EQ(fw.tasks.size(), 8u);  // and memcpy_flushed, bound at run time in CSL programs only
 }
 
 TEST_P(Firmware, StaysInItsResources) {
