@@ -47,7 +47,8 @@
 //            run_test_log.csv has the published cycles (Elia-Belli/stencil-cerebras cd54d0e,
 //            Stencil2D/), also its 4x4 PEs of 64^2 and the 256^2 strong-scaling shapes, min..max
 //            cycles as its run.py prints them; a program wsemu cslc cannot compile prints the
-//            first error instead of a row. Not in the default rows (seconds).
+//            first error instead of a row. Not in the default rows (seconds). --set reaches these
+//            runs too (WSEMU_PROFILE, as `wsemu python --profile`).
 // The other row of kernels/README.md's table (the 2-D allreduce) is measured by its kernel's
 // test and documented there.
 #include <algorithm>
@@ -520,8 +521,12 @@ bool stencil2d_row(const std::string& folder, int kx, int m, uint64_t pub_min, u
   return true;
 }
 
-void csl_rows(const std::string& sdk, const std::string& stencil2d) {
+void csl_rows(const std::string& sdk, const std::string& stencil2d, const std::vector<std::string>& overrides) {
   std::printf("\n### The SDK's own CSL (wsemu cslc, its run.py under wsemu python), wse2\n\n");
+  // --set reaches every SdkRuntime of the run.py scripts as `wsemu python --profile` would.
+  std::string profile;
+  for (const std::string& o : overrides) profile += (profile.empty() ? "" : ",") + o;
+  ::setenv("WSEMU_PROFILE", profile.c_str(), 1);
   const std::string checkout = sdk_checkout(sdk);
   if (checkout.empty()) {
     std::printf("(skipped: no checkout of Cerebras/csl-examples; give --sdk DIR or WSEMU_CSL_EXAMPLES)\n");
@@ -602,7 +607,7 @@ int main(int argc, char** argv) {
     if (rows.find("launch") != std::string::npos) launch_rows(overrides);
     if (rows.find("bicgstab") != std::string::npos) bicgstab_rows(overrides);
     if (rows.find("fft") != std::string::npos) fft_rows(overrides);
-    if (rows.find("csl") != std::string::npos) csl_rows(sdk, stencil2d);
+    if (rows.find("csl") != std::string::npos) csl_rows(sdk, stencil2d, overrides);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "calibration: %s\n", e.what());
     return 3;

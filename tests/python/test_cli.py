@@ -206,3 +206,41 @@ def test_threads_give_identical_results(kernels, tmp_path):
 
 if __name__ == "__main__":
     sys.exit("run with pytest")
+
+
+def test_profile_overrides_reach_the_runtime_as_in_wsemu_run(kernels, tmp_path):
+    bindir = kernels(GEMV01)
+    script = write(tmp_path / "gemv.py", textwrap.dedent(f"""\
+        import numpy as np
+        from cerebras.sdk.runtime.sdkruntimepybind import SdkRuntime
+        r = SdkRuntime({bindir!r})
+        r.load()
+        r.run()
+        for name, n in (("A", 24), ("x", 6), ("b", 4)):
+            r.memcpy_h2d(r.get_id(name), np.ones(n, np.float32), 0, 0, 1, 1, n)
+        r.launch("compute")
+        r.run_until_quiescent()
+        r.stop()
+    """))
+    inputs = []
+    for name, n in (("A", 24), ("x", 6), ("b", 4)):
+        np.save(tmp_path / f"{name}.npy", np.ones(n, np.float32))
+        inputs += ["--in", f"{name}={tmp_path}/{name}.npy"]
+
+    def cycles_line(r, prefix, stream):
+        assert r.returncode == 0, r.stderr
+        return [line for line in stream.splitlines() if line.startswith(prefix) and "cycles" in line][0]
+
+    sets = ("vector_startup_cycles=9", "clock_mhz=425")
+    r = wsemu("python", script)
+    default = cycles_line(r, "wsemu python: ", r.stderr)
+    r = wsemu("python", *[a for s in sets for a in ("--profile", s)], script)
+    changed = cycles_line(r, "wsemu python: ", r.stderr)
+    r = wsemu("run", f"{bindir}/out.wsx", *inputs, *[a for s in sets for a in ("--profile", s)])
+    assert changed.removeprefix("wsemu python: ") == cycles_line(r, "wsemu run: ", r.stdout).removeprefix("wsemu run: ")
+    cycles = int(changed.split()[2])
+    assert cycles > int(default.split()[2])  # 7 more cycles per vector operation
+    assert f"= {cycles / 425:.3f} us at 425 MHz" in changed  # the clock of the override, worked by hand
+
+    r = wsemu("python", "--profile", "no_such_key=1", script)  # a configuration error, as in `wsemu run`
+    assert r.returncode == 3 and "unknown profile key 'no_such_key'" in r.stderr

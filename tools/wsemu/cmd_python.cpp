@@ -28,6 +28,9 @@ it (cerebras.sdk.runtime.sdkruntimepybind, cerebras.sdk.sdk_utils, cerebras.sdk.
 an SDK run script works unchanged. wsemu's options come before SCRIPT; everything after it goes
 to the script.
 
+With --profile key=value (as for `wsemu run`), every SdkRuntime of the script runs on the
+profile with that override (after any the script passes as profile=).
+
 With --stats or --trace, every SdkRuntime the script opens records its session (the first into
 FILE, later ones into FILE.1, FILE.2, ...): the trace from load() to stop(), the stats JSON
 (that of `wsemu run --stats`) at stop(). At stop() the cycles line of `wsemu run` is printed on
@@ -43,6 +46,7 @@ struct PythonArgs {
   std::string stats;
   int threads = 0;
   uint64_t max_cycles = 0;
+  std::vector<std::string> profile;  // key=value overrides, as `wsemu run --profile`
   TraceRecordingOptions trace;
 };
 
@@ -97,6 +101,9 @@ int run_python(const PythonArgs& a, const std::vector<std::string>& rest) {
   }
   if (a.threads > 0) set_env("WSEMU_THREADS", std::to_string(a.threads));
   if (a.max_cycles > 0) set_env("WSEMU_MAX_CYCLES", std::to_string(a.max_cycles));
+  std::string profile;
+  for (const std::string& o : a.profile) profile += (profile.empty() ? "" : ",") + o;
+  set_env("WSEMU_PROFILE", profile);
 
   std::vector<std::string> argv_strings{python::kInterpreter};
   argv_strings.insert(argv_strings.end(), rest.begin(), rest.end());
@@ -117,6 +124,10 @@ const Register kPython{Subcommand{"python", [](CLI::App& app) -> std::function<i
   app.add_option("--threads", args->threads, "Emulator threads (results are identical for any count)")
       ->check(CLI::Range(1, 256));
   app.add_option("--max-cycles", args->max_cycles, "Fail a runtime with exit code 5 after this many cycles");
+  app.add_option("--profile", args->profile,
+                 "Override an architecture profile field of every runtime: key=value (see `wsemu info`); may "
+                 "be repeated")
+      ->allow_extra_args(false);  // one key=value per --profile: SCRIPT must not be taken for a second
   add_trace_options(app, args->trace);
   app.footer(kFooter);
   return [args, &app]() { return run_python(*args, app.remaining()); };

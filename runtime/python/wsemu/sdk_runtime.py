@@ -166,6 +166,8 @@ class SdkRuntime:
         profile = kwargs.get("profile", ())
         if isinstance(profile, str):
             profile = [profile]
+        # `wsemu python --profile key=value` (WSEMU_PROFILE, comma-separated) applies after the script's own.
+        profile = [*profile, *filter(None, os.environ.get("WSEMU_PROFILE", "").split(","))]
 
         self.bindir = os.fspath(bindir)
         wsx = self.bindir if self.bindir.endswith(".wsx") else os.path.join(self.bindir, "out.wsx")
