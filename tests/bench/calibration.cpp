@@ -495,7 +495,9 @@ double printed_number(const std::string& output, const std::string& pattern) {
 
 // The community Stencil2D (the published 5-point rows of kernels/README.md) on kx x kx PEs of an
 // m x m grid, one iteration, as its commands_wse2.sh builds and runs it (with --verbose, without
-// which its run.py prints no cycle counts); false (after printing why) when wsemu cannot run it.
+// which its run.py prints no cycle counts) and as its run_test.sh checks it (--verify: the result
+// read back through the exported pointer variable A_ptr must equal its reference exactly; it
+// writes both to out/output/); false (after printing why) when wsemu cannot run it.
 bool stencil2d_row(const std::string& folder, int kx, int m, uint64_t pub_min, uint64_t pub_max) {
   const std::string k = std::to_string(kx), mm = std::to_string(m);
   bool ok = false;
@@ -503,7 +505,7 @@ bool stencil2d_row(const std::string& folder, int kx, int m, uint64_t pub_min, u
       std::filesystem::canonical(folder),
       "cslc --arch=wse2 ./layout.csl --fabric-dims=" + std::to_string(kx + 7) + "," + std::to_string(kx + 2) +
           " --fabric-offsets=4,1 --params=kernel_dim_x:" + k + ",kernel_dim_y:" + k + ",M:" + mm + ",N:" + mm +
-          ",iterations:1 -o out --memcpy --channels 1; cs_python run.py --name out --verbose",
+          ",iterations:1 -o out --memcpy --channels 1; mkdir -p out/output; cs_python run.py --name out --verbose --verify",
       &ok);
   if (!ok) {
     std::smatch m1;
