@@ -280,12 +280,7 @@ TEST(CslWrap8, EightBitIntegersWrapToTheirType) {
 // (tests/compiler/programs/far_spill): the save words' address goes through a register too.
 // Worked by hand: { 3 + 2 * 10, 3 * 7 }.
 TEST(CslFarSpill, CallWithLiveLocalsPastTheOperandReach) {
-  for (const std::string arch : {"wse2", "wse3"}) {
-    SCOPED_TRACE(arch);
-    LoadedRuntime rt(executable_of(compile_program("far_spill", {}, arch)));
-    launch_and_settle(rt, "run");
-    EXPECT_EQ(read_back(rt, "out", 0, 0, 1, 1, 2), (std::vector<uint32_t>{23, 21}));
-  }
+  expect_words_after_launch("far_spill", {3, 3, 1, 1}, "run", {"out", 1, 1, 2}, {23, 21});
 }
 
 }  // namespace

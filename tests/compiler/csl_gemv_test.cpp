@@ -372,13 +372,7 @@ TEST(CslSwitch, RunTimeSwitchStatementPicksTheProng) {
 // Locals whose address is taken (tests/compiler/programs/locals): worked by hand, a = 5 + 3,
 // b = 7 + a, c = 100 + b.
 TEST(CslLocals, AddressOfALocalReachesTheCallee) {
-  for (const std::string arch : {"wse2", "wse3"}) {
-    SCOPED_TRACE(arch);
-    LoadedRuntime rt = test_program_runtime("locals", {}, arch, {3, 3, 1, 1});
-    rt.launch("run");
-    std::vector<uint32_t> got = read_back(rt, "out", 0, 0, 1, 1, 3);
-    EXPECT_EQ(got, (std::vector<uint32_t>{8, 15, 115}));
-  }
+  expect_words_after_launch("locals", {3, 3, 1, 1}, "run", {"out", 1, 1, 3}, {8, 15, 115});
 }
 
 }  // namespace

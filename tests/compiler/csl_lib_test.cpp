@@ -148,27 +148,15 @@ TEST(CslStdlib, MathRandomControlDirections) {
 // <control> against wsemu's cores: the west PE sends three control wavelets built by the
 // library; the east PE's control task 40 must run for each with its 16-bit data in r0.
 TEST(CslStdlib, ControlPayloadsRunTheControlTask) {
-  for (const std::string arch : {"wse2", "wse3"}) {
-    SCOPED_TRACE(arch);
-    LoadedRuntime rt = test_program_runtime("control", {}, arch, {4, 3, 1, 1});
-    rt.launch("send");
-    std::vector<uint32_t> seen = read_back(rt, "seen", 0, 0, 2, 1, 4);
-    const std::vector<uint32_t> want = {0, 0, 0, 0,               // the sender runs no control task
-                                        0x1234, 0xBEEF, 0, 3};    // comptime data, run-time data, none; 3 runs
-    EXPECT_EQ(seen, want);
-  }
+  expect_words_after_launch("control", {4, 3, 1, 1}, "send", {"seen", 2, 1, 4},
+                            {0, 0, 0, 0,              // the sender runs no control task
+                             0x1234, 0xBEEF, 0, 3});  // comptime data, run-time data, none; 3 runs
 }
 
 // A comptime @unblock of a trigger that no data task is bound to: the id starts unblocked with
 // no task, so control wavelets on it run their control task (7 + 100 = 107, last 100, 2 runs).
 TEST(CslStdlib, UnblockedUnboundTriggerRunsControlTasks) {
-  for (const std::string arch : {"wse2", "wse3"}) {
-    SCOPED_TRACE(arch);
-    LoadedRuntime rt = test_program_runtime("unbound_trigger", {}, arch, {4, 3, 1, 1});
-    rt.launch("send");
-    std::vector<uint32_t> got = read_back(rt, "got", 0, 0, 2, 1, 3);
-    EXPECT_EQ(got, (std::vector<uint32_t>{0, 0, 0, 107, 100, 2}));
-  }
+  expect_words_after_launch("unbound_trigger", {4, 3, 1, 1}, "send", {"got", 2, 1, 3}, {0, 0, 0, 107, 100, 2});
 }
 
 // <memcpy/memcpy_switches>: the payloads by value (worked from isa/README.md, "Control

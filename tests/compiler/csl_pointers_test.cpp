@@ -39,17 +39,7 @@ const std::vector<uint32_t> kWant = {
 };
 
 TEST(CslPointers, IndexingThroughPointersMatchesHandWorkedValues) {
-  for (const std::string arch : {"wse2", "wse3"}) {
-    SCOPED_TRACE(arch);
-    LoadedRuntime rt(executable_of(
-        compile_csl_kernel(source_dir() + "/tests/compiler/programs/pointers/layout.csl", {}, arch,
-                           {3, 3, 1, 1}, "wsemu-csl-pointers-" + arch)));
-    rt.launch("run");
-    rt.run_until_quiescent();
-    std::vector<uint32_t> got(kWant.size(), 0);
-    rt.memcpy_d2h(got, "out", 0, 0, 1, 1, int(kWant.size()));
-    EXPECT_EQ(got, kWant);
-  }
+  expect_words_after_launch("pointers", {3, 3, 1, 1}, "run", {"out", 1, 1, int(kWant.size())}, kWant);
 }
 
 // Element addresses through pointers (tests/compiler/programs/element_address): &p[i] of a
@@ -69,16 +59,7 @@ TEST(CslPointers, ElementAddressesThroughPointersMatchHandWorkedValues) {
       12,    // after the swap, x[6..7] (at &yp[k], k = 6) = y[2..3] (at &xp[2])
       13,
   };
-  for (const std::string arch : {"wse2", "wse3"}) {
-    SCOPED_TRACE(arch);
-    LoadedRuntime rt(executable_of(compile_csl_kernel(source_dir() + "/tests/compiler/programs/element_address/layout.csl", {},
-                                                      arch, {3, 3, 1, 1}, "wsemu-csl-element-address-" + arch)));
-    rt.launch("run");
-    rt.run_until_quiescent();
-    std::vector<uint32_t> got(want.size(), 0);
-    rt.memcpy_d2h(got, "out", 0, 0, 1, 1, int(want.size()));
-    EXPECT_EQ(got, want);
-  }
+  expect_words_after_launch("element_address", {3, 3, 1, 1}, "run", {"out", 1, 1, int(want.size())}, want);
 }
 
 // A pointer made from an address with @bitcast(*u16, a) reaches the router's configuration

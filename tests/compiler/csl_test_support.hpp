@@ -2,8 +2,11 @@
 // --fabric-offsets=X,Y --params=...` would, with the generated sources in a temporary folder
 // named after the test, so a failing test leaves them to read; the executable of a compile
 // that must succeed; a program of tests/compiler/programs compiled that way, and its runtime
-// loaded; and CslGrid, the parameter of the tests that run one program on grids of PEs.
+// loaded; the check of a test program's words after a launch, on both architectures; and
+// CslGrid, the parameter of the tests that run one program on grids of PEs.
 #pragma once
+
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -71,6 +74,25 @@ inline LoadedRuntime test_program_runtime(const std::string& program,
                                           std::vector<std::pair<std::string, std::string>> params,
                                           const std::string& arch, CslPlacement at) {
   return LoadedRuntime(executable_of(compile_test_program(program, std::move(params), arch, at)));
+}
+
+// What a test reads back: `per_pe` words of `symbol` from each PE of the w x h rectangle at the
+// kernel's (0, 0).
+struct SymbolWords {
+  std::string symbol;
+  int w, h, per_pe;
+};
+
+// On wse2 and on wse3: the test program placed at `at` and loaded, `function` launched and the
+// wafer settled; then `read` must hold `want`.
+inline void expect_words_after_launch(const std::string& program, CslPlacement at, const std::string& function,
+                                      const SymbolWords& read, const std::vector<uint32_t>& want) {
+  for (const std::string arch : {"wse2", "wse3"}) {
+    SCOPED_TRACE(arch);
+    LoadedRuntime rt = test_program_runtime(program, {}, arch, at);
+    launch_and_settle(rt, function);
+    EXPECT_EQ(read_back(rt, read.symbol, 0, 0, read.w, read.h, read.per_pe), want);
+  }
 }
 
 }  // namespace wsemu::testing
