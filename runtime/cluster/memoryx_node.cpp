@@ -49,9 +49,7 @@ int MemoryXNode::run() {
   spdlog::info("memoryx '{}' listening on {} (shard {}/{}, {} tensors, store '{}')", options_.name,
                bound.to_string(), options_.shard_index, options_.shard_count, store_.size(),
                options_.store_dir.string());
-  listener_.serve({[this](const std::shared_ptr<Connection>& c) { return accept(c); }, [this] { stop(); },
-                   [this] { return stats_json(); }},
-                  {options_.stats_file, options_.stats_interval});
+  listener_.serve_node(*this, options_);
   return 0;
 }
 

@@ -103,6 +103,7 @@ class MemoryXNode {
   };
 
   // networking (memoryx_node.cpp)
+  friend class NodeListener;  // serve_node: accept() and stats_json()
   NodeListener::PeerHandlers accept(const std::shared_ptr<Connection>& connection);
   void on_frame(uint64_t peer_id, pb::Envelope& envelope);
   void on_closed(uint64_t peer_id, const std::string& reason);

@@ -68,6 +68,14 @@ class NodeListener {
   void start(Handlers handlers, StatsFile stats_file);
   // start(), then runs the io_context until the node stops it.
   void serve(Handlers handlers, StatsFile stats_file);
+  // serve() for a node (MemoryXNode, SwarmXNode, which befriend the listener): its accept() files
+  // each new peer, a signal calls its stop(), its stats_json() fills the stats file its options name.
+  template <class Node>
+  void serve_node(Node& node, const NodeOptions& options) {
+    serve({[&node](const std::shared_ptr<Connection>& c) { return node.accept(c); }, [&node] { node.stop(); },
+           [&node] { return node.stats_json(); }},
+          {options.stats_file, options.stats_interval});
+  }
   void write_stats();  // now, if a stats file is set; a failure is logged, not thrown
   void close();
   uint64_t accept_failures() const { return accept_failures_; }

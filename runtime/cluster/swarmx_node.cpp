@@ -68,9 +68,7 @@ int SwarmXNode::run() {
                bound.to_string(), options_.fanout, options_.rank, upstreams_.size(),
                upstreams_.size() == 1 ? "" : "s");
   for (auto& upstream : upstreams_) upstream.link->start();
-  listener_.serve({[this](const std::shared_ptr<Connection>& c) { return accept(c); }, [this] { stop(); },
-                   [this] { return stats_json(); }},
-                  {options_.stats_file, options_.stats_interval});
+  listener_.serve_node(*this, options_);
   return 0;
 }
 

@@ -93,6 +93,7 @@ class SwarmXNode {
   };
 
   // swarmx_node.cpp: connections and weights
+  friend class NodeListener;  // serve_node: accept() and stats_json()
   NodeListener::PeerHandlers accept(const std::shared_ptr<Connection>& connection);
   void on_child_frame(uint64_t connection_id, pb::Envelope& envelope);
   void on_child_closed(uint64_t connection_id, const std::string& reason);
