@@ -259,9 +259,14 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     }
     if (!g) fail(e.args[0]->span, "@export_symbol needs a pointer to a global array (e.g. 'const y_ptr: [*]f32 = &y;') or a function");
     if (name.empty()) fail(e.span, "@export_symbol of data needs the host name: @export_symbol(y_ptr, \"y\")");
+    // (an `export var` exported again under its own name, as histogram-torus does through a
+    // pointer variable it never assigns, is one export: the array's; cslc.cpp refuses a run-time
+    // assignment to such a pointer)
+    if (p.export_vars.count(name) && g->asm_name == name) {
+      if (pointer_var) pointer_var->exported_as_its_array = e.span;
+      return none;
+    }
     GlobalVar* const bound = pointer_var ? pointer_var : g;
-    // (an `export var` exported again under its own name, as histogram-torus does, is one export)
-    if (p.export_vars.count(name) && bound->asm_name == name) return none;
     if (p.exported_symbols.count(name)) fail(e.span, "'" + name + "' is exported twice");
     for (const GlobalVar* other : p.globals)
       if (other != bound && other->asm_name == name) fail(e.span, "the export name '" + name + "' is already used");

@@ -55,6 +55,9 @@ struct GlobalVar {
     int64_t offset = 0;  // elements
   };
   std::vector<ArrayAssignment> assigned_arrays;
+  // Exported under the name of the `export var` it points to, which binds the name to that
+  // array (line 0: not); a run-time assignment (assigned_at) is then refused.
+  Span exported_as_its_array, assigned_at;
 };
 
 struct ModuleInstance {

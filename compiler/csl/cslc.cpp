@@ -104,6 +104,10 @@ CslResult Compiler::run() {
   // An exported pointer variable's host name stands for elements_per_pe elements of one type
   // wherever the pointer points: every array assigned to it must hold them.
   for (const auto& gv : globals) {
+    if (gv->exported_as_its_array.line != 0 && gv->assigned_at.line != 0)
+      fail(gv->assigned_at, "unsupported: '" + gv->csl_name + "' is exported (at " + sources.where(gv->exported_as_its_array) +
+                                ") under the name of the `export var` it points to, which names that array, so the host "
+                                "could not follow this assignment; export the pointer under a name of its own");
     if (gv->exported_as.empty()) continue;
     for (const GlobalVar::ArrayAssignment& a : gv->assigned_arrays) {
       const TypeRef& at = a.array->type;

@@ -325,6 +325,7 @@ void Compiler::gen_stmt(const Stmt& s, Ctx& ctx) {
         }
         if (target.k == Value::K::GLOBAL && target.global->type->kind != TK::ARRAY) {
           GlobalVar* gv = target.global;
+          if (gv->assigned_at.line == 0) gv->assigned_at = s.span;
           Value v = eval(*s.value, ctx);
           if (!op.empty()) v = binary(op, load_global(gv, t.span, ctx), rvalue(v, s.value->span, ctx), s.span, ctx);
           v = coerce(v, gv->type, s.value->span, ctx);
