@@ -133,6 +133,7 @@ struct ExportSymbolAst {
   ExprPtr count;
   bool readable = true;
   bool writable = true;
+  bool indirect = false;  // `indirect`: SYM is a u32 pointer variable; copies follow it
 };
 
 // `export function HOST [= PROGRAM_FUNCTION]`.

@@ -171,7 +171,14 @@ class Linker {
                           s.program_symbol, where, s.program_symbol));
         continue;
       }
-      if (sym->type != s.type)
+      if (s.indirect) {
+        if (sym->type != isa::ElemType::U32)
+          error(s.program_name_loc,
+                fmt::format("symbol '{}' is {}[{}] in program {}, but an indirect export names a u32 pointer "
+                            "variable (holding the address of the {} elements)",
+                            s.program_symbol, isa::elem_type_name(sym->type), sym->count, where,
+                            isa::elem_type_name(s.type)));
+      } else if (sym->type != s.type)
         error(s.type_loc,
               fmt::format("symbol '{}' is {}[{}] in program {}, but the export says {}",
                           s.program_symbol, isa::elem_type_name(sym->type), sym->count, where,
@@ -288,6 +295,7 @@ class Linker {
       h.rect = static_cast<uint32_t>(exe_.rects.size() - 1);
       h.host_readable = ps.ast->readable;
       h.host_writable = ps.ast->writable;
+      h.indirect = ps.ast->indirect;
       exe_.symbols.push_back(std::move(h));
     }
     for (const ExportFunctionAst* f : rect.functions)

@@ -430,8 +430,12 @@ ExportSymbolAst Parser::export_symbol(const Token& kw) {
   expect_punct("]", "after the number of elements per PE");
   bool any_access = false;
   bool readable = false, writable = false;
-  while (is_word("read") || is_word("write")) {
+  while (is_word("read") || is_word("write") || is_word("indirect")) {
     const Token& a = next();
+    if (a.text == "indirect") {
+      s.indirect = true;
+      continue;
+    }
     (a.text == "read" ? readable : writable) = true;
     any_access = true;
   }

@@ -170,6 +170,27 @@ TEST_F(LayoutBuild, ErrorsThatNeedTheAssembledProgram) {
       << big;
 }
 
+// `indirect`: the export names a u32 pointer variable, and the host's copies follow it
+// (HostSymbol::indirect); an array named so is refused.
+TEST_F(LayoutBuild, IndirectSymbolNamesAPointerVariable) {
+  write("p.wsa", ".param M\n.data\na:      .f32 [M]\np:      .u32 a\n.export a, p\n");
+  BuildResult r = build(R"(
+fabric 1 x 1
+rect r at (0, 0) size 1 x 1 {
+  program "p.wsa" { M = 4 }
+  export symbol A = p : f32[4] indirect
+  export symbol direct = a : f32[4] read
+})");
+  ASSERT_TRUE(r.ok()) << format_diagnostics(r.diagnostics);
+  EXPECT_EQ(r.executable->symbols,
+            (std::vector<HostSymbol>{{"A", "p", isa::ElemType::F32, 4, 0, true, true, true},
+                                     {"direct", "a", isa::ElemType::F32, 4, 0, true, false, false}}));
+  EXPECT_TRUE(fails_with("fabric 1 x 1\nrect r at (0, 0) size 1 x 1 {\n  program \"p.wsa\" { M = 4 }\n"
+                         "  export symbol A = a : f32[4] indirect\n}\n",
+                         "error t.wsl:4:21 symbol 'a' is f32[4] in program 'p.wsa' for rect 'r' (PE (0, 0): M = 4), "
+                         "but an indirect export names a u32 pointer variable"));
+}
+
 TEST_F(LayoutBuild, AssemblerErrorsKeepTheirOwnPosition) {
   write("bad.wsa", ".param M\n.code\nstart:\n        bogus r1\n");
   std::string out = errors(R"(
