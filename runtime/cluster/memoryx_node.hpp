@@ -36,10 +36,7 @@
 namespace wsemu::cluster {
 
 struct MemoryXOptions : NodeOptions {
-  MemoryXOptions() {
-    listen = {"127.0.0.1", 7100};
-    name = "memoryx";
-  }
+  MemoryXOptions() : NodeOptions("memoryx", {"127.0.0.1", 7100}) {}
   std::filesystem::path store_dir;
   pb::OptimizerConfig optimizer;    // the node default for InitTensor without its own
   uint64_t checkpoint_every = 100;  // steps between automatic checkpoints; 0: never

@@ -20,6 +20,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/cluster/connection.hpp"
@@ -28,6 +29,11 @@ namespace wsemu::cluster {
 
 // What every node is configured with, whatever its role (MemoryXOptions, SwarmXOptions).
 struct NodeOptions {
+  NodeOptions() = default;
+  // A role's name and the address it listens on unless told otherwise.
+  NodeOptions(std::string role_name, Address default_listen)
+      : listen(std::move(default_listen)), name(std::move(role_name)) {}
+
   Address listen;
   std::string token;
   std::string name;

@@ -35,10 +35,7 @@
 namespace wsemu::cluster {
 
 struct SwarmXOptions : NodeOptions {
-  SwarmXOptions() {
-    listen = {"127.0.0.1", 7200};
-    name = "swarmx";
-  }
+  SwarmXOptions() : NodeOptions("swarmx", {"127.0.0.1", 7200}) {}
   std::vector<Address> upstreams;
   uint32_t fanout = 4;
   uint32_t rank = 0;  // this node's rank under its parent
