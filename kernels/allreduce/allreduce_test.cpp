@@ -8,15 +8,10 @@
 namespace wsemu::testing {
 namespace {
 
-struct Grid {
-  int pw, ph, n;
-  std::string arch;
-};
-
-class Allreduce : public ::testing::TestWithParam<Grid> {};
+class Allreduce : public ::testing::TestWithParam<PeGridCase> {};
 
 TEST_P(Allreduce, EveryPeHoldsTheTotal) {
-  const Grid g = GetParam();
+  const PeGridCase g = GetParam();
   const size_t pw = size_t(g.pw), ph = size_t(g.ph), n = size_t(g.n);
   const xt::xarray<float> v = random_array({ph, pw, n}, 2001);
   LoadedRuntime rt(build_kernel("allreduce", {{"PW", g.pw}, {"PH", g.ph}, {"N", g.n}}, g.arch));
@@ -33,9 +28,11 @@ TEST_P(Allreduce, EveryPeHoldsTheTotal) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Grids, Allreduce,
-                         ::testing::Values(Grid{4, 4, 16, "wse2"}, Grid{1, 1, 4, "wse2"}, Grid{6, 2, 5, "wse2"},
-                                           Grid{2, 5, 8, "wse3"}),
-                         named_by(&Grid::arch, "_", &Grid::pw, "x", &Grid::ph, "_n", &Grid::n));
+                         ::testing::Values(PeGridCase{4, 4, 16, "wse2"},
+                                           PeGridCase{1, 1, 4, "wse2"}, PeGridCase{6, 2, 5, "wse2"},
+                                           PeGridCase{2, 5, 8, "wse3"}),
+                         named_by(&PeGridCase::arch, "_", &PeGridCase::pw, "x", &PeGridCase::ph,
+                                  "_n", &PeGridCase::n));
 
 // A larger grid on request (WSEMU_KERNEL_LARGE=1): 32 x 32 PEs, 256 values each.
 TEST(AllreduceLarge, ThirtyTwoByThirtyTwo) {

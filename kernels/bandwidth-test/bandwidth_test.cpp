@@ -29,17 +29,12 @@
 namespace wsemu::testing {
 namespace {
 
-struct Case {
-  int pw, ph, n, channels;
-  std::string arch;
-};
-
 uint64_t stamp(const std::vector<uint32_t>& s, size_t pe, int which) {
   return uint64_t(s[pe * 4 + size_t(2 * which)]) | uint64_t(s[pe * 4 + size_t(2 * which) + 1]) << 32;
 }
 
 // max toc - min tic over the PEs.
-uint64_t window(runtime::host::SdkRuntime& rt, const Case& c) {
+uint64_t window(runtime::host::SdkRuntime& rt, const PeGridCase& c) {
   std::vector<uint32_t> s = read_back(rt, "stamps", 0, 0, c.pw, c.ph, 4);
   uint64_t first_tic = UINT64_MAX, last_toc = 0;
   for (size_t pe = 0; pe < size_t(c.pw * c.ph); ++pe) {
@@ -50,10 +45,10 @@ uint64_t window(runtime::host::SdkRuntime& rt, const Case& c) {
   return last_toc - first_tic;
 }
 
-class Bandwidth : public ::testing::TestWithParam<Case> {};
+class Bandwidth : public ::testing::TestWithParam<PeGridCase> {};
 
 TEST_P(Bandwidth, RoundTripsAtTheChannelModelsRate) {
-  const Case c = GetParam();
+  const PeGridCase c = GetParam();
   runtime::host::RuntimeOptions options;
   options.channel.channels = c.channels;
   LoadedRuntime rt(build_kernel("bandwidth-test", {{"PW", c.pw}, {"PH", c.ph}, {"N", c.n}}, c.arch), options);
@@ -93,13 +88,14 @@ TEST_P(Bandwidth, RoundTripsAtTheChannelModelsRate) {
   check("D2H", d2h, c.n + 2);
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, Bandwidth,
-                         ::testing::Values(Case{5, 5, 5, 1, "wse2"},     // the SDK's size (pe_length 5)
-                                           Case{5, 5, 256, 1, "wse2"},   // long copies: near 875 MB/s
-                                           Case{4, 4, 128, 2, "wse2"},   // two channels
-                                           Case{3, 2, 64, 4, "wse3"}),  // more channels than rows
-                         named_by(&Case::arch, "_", &Case::pw, "x", &Case::ph, "_n", &Case::n, "_ch",
-                                  &Case::channels));
+INSTANTIATE_TEST_SUITE_P(
+    Cases, Bandwidth,
+    ::testing::Values(PeGridCase{5, 5, 5, "wse2"},       // the SDK's size (pe_length 5)
+                      PeGridCase{5, 5, 256, "wse2"},     // long copies: near 875 MB/s
+                      PeGridCase{4, 4, 128, "wse2", 2},  // two channels
+                      PeGridCase{3, 2, 64, "wse3", 4}),  // more channels than rows
+    named_by(&PeGridCase::arch, "_", &PeGridCase::pw, "x", &PeGridCase::ph, "_n", &PeGridCase::n,
+             "_ch", &PeGridCase::channels));
 
 }  // namespace
 }  // namespace wsemu::testing

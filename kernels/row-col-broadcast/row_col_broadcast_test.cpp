@@ -11,15 +11,10 @@
 namespace wsemu::testing {
 namespace {
 
-struct Grid {
-  int pw, ph, n, channels;
-  std::string arch;
-};
-
-class RowColBroadcast : public ::testing::TestWithParam<Grid> {};
+class RowColBroadcast : public ::testing::TestWithParam<PeGridCase> {};
 
 TEST_P(RowColBroadcast, EveryPeGetsItsRowAndColumn) {
-  const Grid g = GetParam();
+  const PeGridCase g = GetParam();
   const size_t pw = size_t(g.pw), ph = size_t(g.ph), n = size_t(g.n);
   const xt::xarray<float> rows = random_array({ph, n}, uint32_t(7000 + g.pw * 10 + g.ph));
   const xt::xarray<float> cols = random_array({pw, n}, uint32_t(8000 + g.pw * 10 + g.ph));
@@ -64,11 +59,13 @@ TEST_P(RowColBroadcast, EveryPeGetsItsRowAndColumn) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Grids, RowColBroadcast,
-                         ::testing::Values(Grid{4, 3, 16, 1, "wse2"}, Grid{5, 5, 8, 2, "wse2"},
-                                           Grid{1, 1, 4, 1, "wse2"}, Grid{3, 2, 32, 1, "wse3"},
-                                           Grid{6, 1, 64, 1, "wse2"}),
-                         named_by(&Grid::arch, "_", &Grid::pw, "x", &Grid::ph, "_n", &Grid::n, "_ch",
-                                  &Grid::channels));
+                         ::testing::Values(PeGridCase{4, 3, 16, "wse2"},
+                                           PeGridCase{5, 5, 8, "wse2", 2},
+                                           PeGridCase{1, 1, 4, "wse2"},
+                                           PeGridCase{3, 2, 32, "wse3"},
+                                           PeGridCase{6, 1, 64, "wse2"}),
+                         named_by(&PeGridCase::arch, "_", &PeGridCase::pw, "x", &PeGridCase::ph,
+                                  "_n", &PeGridCase::n, "_ch", &PeGridCase::channels));
 
 }  // namespace
 }  // namespace wsemu::testing

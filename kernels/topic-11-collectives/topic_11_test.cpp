@@ -8,22 +8,18 @@
 namespace wsemu::testing {
 namespace {
 
-struct Grid {
-  int pw, ph, c;
-  std::string arch;
-};
-
-class Topic11 : public ::testing::TestWithParam<Grid> {};
+class Topic11 : public ::testing::TestWithParam<PeGridCase> {};
 
 TEST_P(Topic11, BroadcastScatterGatherReduce) {
-  const Grid g = GetParam();
-  const size_t pw = size_t(g.pw), ph = size_t(g.ph), c = size_t(g.c), len = c * std::max(pw, ph);
+  const PeGridCase g = GetParam();
+  const size_t pw = size_t(g.pw), ph = size_t(g.ph), c = size_t(g.n), len = c * std::max(pw, ph);
   const xt::xarray<float> x = random_array({ph, pw, c}, 1101), s = random_array({ph, pw, len}, 1102);
-  LoadedRuntime rt(build_kernel("topic-11-collectives", {{"PW", g.pw}, {"PH", g.ph}, {"C", g.c}}, g.arch));
-  rt.memcpy_h2d("x", words(x), 0, 0, g.pw, g.ph, g.c);
+  LoadedRuntime rt(
+      build_kernel("topic-11-collectives", {{"PW", g.pw}, {"PH", g.ph}, {"C", g.n}}, g.arch));
+  rt.memcpy_h2d("x", words(x), 0, 0, g.pw, g.ph, g.n);
   rt.memcpy_h2d("s", words(s), 0, 0, g.pw, g.ph, int(len));
   const uint64_t main_cycles = settle_cycles(rt, "main");
-  std::vector<uint32_t> x_out = read_back(rt, "x", 0, 0, g.pw, g.ph, g.c);
+  std::vector<uint32_t> x_out = read_back(rt, "x", 0, 0, g.pw, g.ph, g.n);
   std::vector<uint32_t> s_out = read_back(rt, "s", 0, 0, g.pw, g.ph, int(len));
 
   xt::xarray<double> x_want = xt::zeros<double>({ph, pw, c}), s_want = xt::cast<double>(s);
@@ -45,13 +41,14 @@ TEST_P(Topic11, BroadcastScatterGatherReduce) {
       }
   expect_close(floats(x_out, {ph, pw, c}), x_want, 1e-6, 1e-6, "x");
   expect_close(floats(s_out, {ph, pw, len}), s_want, 0, 0, "s");
-  std::printf("topic-11 %dx%d chunk %d (%s): main %llu cycles\n", g.pw, g.ph, g.c, g.arch.c_str(),
+  std::printf("topic-11 %dx%d chunk %d (%s): main %llu cycles\n", g.pw, g.ph, g.n, g.arch.c_str(),
               (unsigned long long)main_cycles);
 }
 
 INSTANTIATE_TEST_SUITE_P(Grids, Topic11,
-                         ::testing::Values(Grid{4, 4, 3, "wse2"}, Grid{5, 3, 2, "wse2"}, Grid{3, 4, 3, "wse3"}),
-                         named_by(&Grid::arch, "_", &Grid::pw, "x", &Grid::ph));
+                         ::testing::Values(PeGridCase{4, 4, 3, "wse2"}, PeGridCase{5, 3, 2, "wse2"},
+                                           PeGridCase{3, 4, 3, "wse3"}),
+                         named_by(&PeGridCase::arch, "_", &PeGridCase::pw, "x", &PeGridCase::ph));
 
 }  // namespace
 }  // namespace wsemu::testing

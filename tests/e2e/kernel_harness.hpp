@@ -101,6 +101,14 @@ auto either(bool Param::*flag, const char* yes, const char* no) {
   return [flag, yes, no](const Param& param) { return param.*flag ? yes : no; };
 }
 
+// The parameter of a kernel test on a grid of PW x PH PEs with n values on each (a vector, a
+// chunk), on one architecture, through `channels` host I/O channels.
+struct PeGridCase {
+  int pw, ph, n;
+  std::string arch;
+  int channels = 1;
+};
+
 // Uniform values in [-1, 1), reproducible from the seed.
 inline xt::xarray<float> random_array(std::vector<size_t> shape, uint32_t seed) {
   std::mt19937 gen(seed);
