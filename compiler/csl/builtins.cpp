@@ -251,11 +251,20 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     // A run-time pointer variable: the host name binds to the variable and the host follows it
     // at each copy, as the SDK does; g is the array it starts at (its type and count).
     GlobalVar* pointer_var = nullptr;
+    // A host symbol names a whole array, so a pointer into its middle would give the host the
+    // array's start.
+    const auto refuse_inner_pointer = [&](const GlobalVar& array, int64_t element) {
+      fail(e.args[0]->span, "@export_symbol of a pointer into the middle of '" + array.csl_name + "' (element " +
+                                std::to_string(element) + "): a host symbol names a whole array; export '" +
+                                array.csl_name + "' itself");
+    };
+    if (x.k == K::POINTER && x.global && x.offset != 0) refuse_inner_pointer(*x.global, x.offset);
     if (x.k == K::POINTER && x.offset == 0) g = x.global;
     else if (x.k == K::GLOBAL && x.global->type->kind == TK::ARRAY) g = x.global;
     else if (x.k == K::GLOBAL && x.global->init.k == K::POINTER) {
       g = x.global->init.global;
       if (!x.global->is_const) pointer_var = x.global;
+      else if (x.global->init.offset != 0) refuse_inner_pointer(*g, x.global->init.offset);
     }
     if (!g) fail(e.args[0]->span, "@export_symbol needs a pointer to a global array (e.g. 'const y_ptr: [*]f32 = &y;') or a function");
     if (name.empty()) fail(e.span, "@export_symbol of data needs the host name: @export_symbol(y_ptr, \"y\")");
