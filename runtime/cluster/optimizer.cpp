@@ -30,18 +30,7 @@ pb::OptimizerKind parse_optimizer_kind(const std::string& name) {
 }
 
 std::string optimizer_kind_name(pb::OptimizerKind kind) {
-  switch (kind) {
-    case pb::SGD:
-      return "sgd";
-    case pb::MOMENTUM:
-      return "momentum";
-    case pb::ADAM:
-      return "adam";
-    case pb::ADAMW:
-      return "adamw";
-    default:
-      return "default";
-  }
+  return enum_word(pb::OptimizerKind_Name(kind), "OPTIMIZER_");
 }
 
 int optimizer_slot_count(pb::OptimizerKind kind) {

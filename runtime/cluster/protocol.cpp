@@ -183,19 +183,13 @@ uint64_t parse_byte_size(std::string_view text) {
   return value * multiplier;
 }
 
-std::string_view role_name(pb::Role role) {
-  switch (role) {
-    case pb::MEMORYX:
-      return "memoryx";
-    case pb::SWARMX:
-      return "swarmx";
-    case pb::LEAF:
-      return "leaf";
-    case pb::ORCHESTRATOR:
-      return "orchestrator";
-    default:
-      return "unspecified";
-  }
+std::string enum_word(const std::string& value_name, std::string_view zero_prefix) {
+  if (value_name.empty()) return "unknown";
+  std::string word = value_name.starts_with(zero_prefix) ? value_name.substr(zero_prefix.size()) : value_name;
+  for (char& c : word) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return word;
 }
+
+std::string role_name(pb::Role role) { return enum_word(pb::Role_Name(role), "ROLE_"); }
 
 }  // namespace wsemu::cluster

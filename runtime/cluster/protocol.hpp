@@ -81,6 +81,11 @@ Address parse_address(std::string_view text);
 // "4096", "64K", "512M", "2G" (binary units). Throws ConfigError.
 uint64_t parse_byte_size(std::string_view text);
 
-std::string_view role_name(pb::Role role);
+// An enum value's word in logs and messages: its protobuf name in lower case, less the prefix of
+// the enum's zero value (MEMORYX -> "memoryx", ROLE_UNSPECIFIED -> "unspecified" with prefix
+// "ROLE_"); "unknown" for a number the enum does not name (a newer or broken peer's).
+std::string enum_word(const std::string& value_name, std::string_view zero_prefix);
+
+std::string role_name(pb::Role role);
 
 }  // namespace wsemu::cluster

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "runtime/cluster/handshake.hpp"
+#include "runtime/cluster/optimizer.hpp"
 #include "runtime/cluster/tensor_codec.hpp"
 
 namespace wsemu::cluster {
@@ -225,6 +226,16 @@ TEST(ClusterCodec, TokensAndAddresses) {
   EXPECT_EQ(parse_byte_size("2G"), 2ull << 30);
   EXPECT_EQ(parse_byte_size("512MB"), 512ull << 20);
   EXPECT_THROW(parse_byte_size("lots"), ConfigError);
+}
+
+// The words of roles and optimizer kinds in logs and refusals, as the .proto names them.
+TEST(ClusterCodec, RoleAndOptimizerWordsFollowTheProtoNames) {
+  EXPECT_EQ(role_name(pb::MEMORYX), "memoryx");
+  EXPECT_EQ(role_name(pb::ORCHESTRATOR), "orchestrator");
+  EXPECT_EQ(role_name(pb::ROLE_UNSPECIFIED), "unspecified");
+  EXPECT_EQ(role_name(static_cast<pb::Role>(42)), "unknown");
+  EXPECT_EQ(optimizer_kind_name(pb::ADAMW), "adamw");
+  EXPECT_EQ(optimizer_kind_name(pb::OPTIMIZER_DEFAULT), "default");
 }
 
 }  // namespace
