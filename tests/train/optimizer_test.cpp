@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
+#include <string>
 #include <vector>
 
 namespace wsemu::train {
@@ -29,23 +31,6 @@ std::vector<std::vector<float>> run(const OptimizerConfig& config, OptimizerSlot
 void expect_near(const std::vector<float>& actual, std::vector<double> expected, double tolerance = 2e-6) {
   ASSERT_EQ(actual.size(), expected.size());
   for (size_t k = 0; k < actual.size(); ++k) EXPECT_NEAR(actual[k], expected[k], tolerance) << "element " << k;
-}
-
-TEST(Optimizer, Sgd) {
-  OptimizerConfig config{.kind = OptimizerKind::sgd, .learning_rate = 0.1f};
-  const auto w = run(config);
-  expect_near(w[0], {1 - 0.05, -2 + 0.025});          // w - 0.1 * g1 = [0.95, -1.975]
-  expect_near(w[1], {0.95 - 0.025, -1.975 - 0.05});   // [0.925, -2.025]
-  expect_near(w[2], {0.925 + 0.1, -2.025 - 0.0125});  // [1.025, -2.0375]
-}
-
-TEST(Optimizer, SgdWithL2WeightDecay) {
-  OptimizerConfig config{.kind = OptimizerKind::sgd, .learning_rate = 0.1f, .weight_decay = 0.1f};
-  const auto w = run(config);
-  // g' = g + 0.1 w = [0.5 + 0.1, -0.25 - 0.2] = [0.6, -0.45];  w = [0.94, -1.955]
-  expect_near(w[0], {0.94, -1.955});
-  // g' = [0.25 + 0.094, 0.5 - 0.1955] = [0.344, 0.3045];  w = [0.9056, -1.98545]
-  expect_near(w[1], {0.9056, -1.98545});
 }
 
 TEST(Optimizer, Momentum) {
@@ -81,25 +66,52 @@ TEST(Optimizer, Adam) {
   expect_near(slots.slot2, {0.00131192087, 0.000327745848}, 1e-10);
 }
 
-TEST(Optimizer, AdamWAddsTheDecoupledDecayToTheAdamStep) {
-  OptimizerConfig config{.kind = OptimizerKind::adamw, .learning_rate = 0.1f, .weight_decay = 0.1f};
-  const auto w = run(config);
-  // w = w - lr * (adam_step + wd * w), i.e. w * (1 - lr * wd) - lr * adam_step.
-  // t = 1: adam_step = [1, -1]: w = [1 - 0.1 * (1 + 0.1), -2 - 0.1 * (-1 - 0.2)] = [0.89, -1.88]
-  expect_near(w[0], {0.89, -1.88});
-  // t = 2: w * 0.99 = [0.8811, -1.8612], minus lr * the Adam step of the Adam test
-  expect_near(w[1], {0.8811 - 0.0932179595, -1.8612 - 0.0366103558});
-  expect_near(w[2], {0.8006389225, -1.9203973709});
+// The weights after each step, worked by hand, of the optimizers whose state needs no check of
+// its own (Momentum and Adam below check their slots too).
+struct Trajectory {
+  const char* name;
+  OptimizerConfig config;
+  std::vector<std::vector<double>> weights;  // after step 1, 2, ...
+  friend void PrintTo(const Trajectory& t, std::ostream* os) { *os << t.name; }
+};
+
+class OptimizerTrajectory : public ::testing::TestWithParam<Trajectory> {};
+
+TEST_P(OptimizerTrajectory, FollowsTheFormulas) {
+  const Trajectory& t = GetParam();
+  const auto w = run(t.config);
+  for (size_t step = 0; step < t.weights.size(); ++step) {
+    SCOPED_TRACE("after step " + std::to_string(step + 1));
+    expect_near(w[step], t.weights[step]);
+  }
 }
 
-TEST(Optimizer, AdamWithL2AddsTheDecayToTheGradient) {
-  OptimizerConfig config{.kind = OptimizerKind::adam, .learning_rate = 0.1f, .weight_decay = 0.1f};
-  const auto w = run(config);
-  // t = 1: g' = [0.6, -0.45], still a step of 0.1 in magnitude
-  expect_near(w[0], {0.9, -1.9});
-  // t = 2: g' = [0.25 + 0.09, 0.5 - 0.19] = [0.34, 0.31];  m = [0.088, -0.0095]
-  expect_near(w[1], {0.8050097659, -1.8870586755});
-}
+INSTANTIATE_TEST_SUITE_P(
+    Optimizer, OptimizerTrajectory,
+    ::testing::Values(
+        // w - 0.1 g: [0.95, -1.975], [0.925, -2.025], [1.025, -2.0375]
+        Trajectory{"Sgd",
+                   {.kind = OptimizerKind::sgd, .learning_rate = 0.1f},
+                   {{1 - 0.05, -2 + 0.025}, {0.95 - 0.025, -1.975 - 0.05}, {0.925 + 0.1, -2.025 - 0.0125}}},
+        // g' = g + 0.1 w = [0.5 + 0.1, -0.25 - 0.2] = [0.6, -0.45];  w = [0.94, -1.955]
+        // g' = [0.25 + 0.094, 0.5 - 0.1955] = [0.344, 0.3045];  w = [0.9056, -1.98545]
+        Trajectory{"SgdWithL2WeightDecay",
+                   {.kind = OptimizerKind::sgd, .learning_rate = 0.1f, .weight_decay = 0.1f},
+                   {{0.94, -1.955}, {0.9056, -1.98545}}},
+        // w = w - lr * (adam_step + wd * w), i.e. w * (1 - lr * wd) - lr * adam_step.
+        // t = 1: adam_step = [1, -1]: w = [1 - 0.1 * (1 + 0.1), -2 - 0.1 * (-1 - 0.2)] = [0.89, -1.88]
+        // t = 2: w * 0.99 = [0.8811, -1.8612], minus lr * the Adam step of the Adam test
+        Trajectory{"AdamWAddsTheDecoupledDecayToTheAdamStep",
+                   {.kind = OptimizerKind::adamw, .learning_rate = 0.1f, .weight_decay = 0.1f},
+                   {{0.89, -1.88},
+                    {0.8811 - 0.0932179595, -1.8612 - 0.0366103558},
+                    {0.8006389225, -1.9203973709}}},
+        // t = 1: g' = [0.6, -0.45], still a step of 0.1 in magnitude
+        // t = 2: g' = [0.25 + 0.09, 0.5 - 0.19] = [0.34, 0.31];  m = [0.088, -0.0095]
+        Trajectory{"AdamWithL2AddsTheDecayToTheGradient",
+                   {.kind = OptimizerKind::adam, .learning_rate = 0.1f, .weight_decay = 0.1f},
+                   {{0.9, -1.9}, {0.8050097659, -1.8870586755}}}),
+    [](const ::testing::TestParamInfo<Trajectory>& info) { return std::string(info.param.name); });
 
 TEST(Optimizer, RejectsBadConfigurationsAndSizes) {
   std::vector<float> w = {1.0f}, g = {1.0f, 2.0f};
