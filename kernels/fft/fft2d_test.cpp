@@ -10,6 +10,7 @@
 #include <numbers>
 
 #include "kernels/fft/dft_reference.hpp"
+#include "kernels/fft/fft_case.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
@@ -20,12 +21,6 @@ namespace {
 using runtime::host::MemcpyDataType;
 using runtime::host::MemcpyOptions;
 using Complex = std::complex<double>;
-
-struct Case {
-  size_t n;
-  bool half, inverse;
-  std::string arch;
-};
 
 // out[k][l] = sum_{r,c} a[r][c] w^(kr + lc), w = e^{-+2 pi i / N}: the definition, O(N^4).
 std::vector<Complex> reference_dft2(const std::vector<Complex>& a, size_t n, bool inverse) {
@@ -42,7 +37,7 @@ std::vector<Complex> reference_dft2(const std::vector<Complex>& a, size_t n, boo
   return out;
 }
 
-void run_case(const Case& c) {
+void run_case(const FftCase& c) {
   const size_t n = c.n;
   const compiler::Executable exe =
       build_kernel("fft", {{"N", int64_t(n)}, {"INVERSE", c.inverse ? 1 : 0}}, c.arch,
@@ -103,22 +98,21 @@ void run_case(const Case& c) {
               double(t_end - t_start) / rt.clock_mhz(), rt.clock_mhz(), (unsigned long long)rt.cycles(), worst, tol);
 }
 
-class Fft2d : public ::testing::TestWithParam<Case> {};
+class Fft2d : public ::testing::TestWithParam<FftCase> {};
 TEST_P(Fft2d, MatchesDirectDft) { run_case(GetParam()); }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, Fft2d,
-                         ::testing::Values(Case{4, false, false, "wse2"}, Case{8, false, false, "wse2"},
-                                           Case{8, false, true, "wse3"}, Case{16, false, false, "wse2"},
-                                           Case{8, true, false, "wse2"}, Case{16, true, true, "wse2"},
-                                           Case{8, true, true, "wse3"}),
-                         named_by(either(&Case::half, "fp16_", "fp32_"),
-                                  either(&Case::inverse, "inverse_", "forward_"), "N", &Case::n, "_",
-                                  &Case::arch));
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, Fft2d,
+    ::testing::Values(FftCase{4, false, false, "wse2"}, FftCase{8, false, false, "wse2"},
+                      FftCase{8, false, true, "wse3"}, FftCase{16, false, false, "wse2"},
+                      FftCase{8, true, false, "wse2"}, FftCase{16, true, true, "wse2"},
+                      FftCase{8, true, true, "wse3"}),
+    fft_case_name());
 
 // A larger size on request (WSEMU_KERNEL_LARGE=1): 64 x 64 on 64 PEs.
 TEST(Fft2dLarge, Fp32ForwardN64) {
   if (!std::getenv("WSEMU_KERNEL_LARGE")) GTEST_SKIP() << "set WSEMU_KERNEL_LARGE=1 to run";
-  run_case(Case{64, false, false, "wse2"});
+  run_case(FftCase{64, false, false, "wse2"});
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <numbers>
 
 #include "kernels/fft/dft_reference.hpp"
+#include "kernels/fft/fft_case.hpp"
 #include "runtime/host/sdk_runtime.hpp"
 #include "tests/e2e/host_calls.hpp"
 #include "tests/e2e/kernel_harness.hpp"
@@ -18,13 +19,7 @@ namespace {
 using runtime::host::MemcpyDataType;
 using runtime::host::MemcpyOptions;
 
-struct Case {
-  size_t n;
-  bool half, inverse;
-  std::string arch;
-};
-
-void run_case(const Case& c) {
+void run_case(const FftCase& c) {
   const compiler::Executable exe =
       build_kernel("fft", {{"N", int64_t(c.n)}, {"INVERSE", c.inverse ? 1 : 0}}, c.arch,
                    c.half ? "layout_f16.wsl" : "layout.wsl");
@@ -69,21 +64,22 @@ void run_case(const Case& c) {
               rt.clock_mhz(), worst, tol);
 }
 
-class Fft1d : public ::testing::TestWithParam<Case> {};
+class Fft1d : public ::testing::TestWithParam<FftCase> {};
 TEST_P(Fft1d, MatchesDirectDft) { run_case(GetParam()); }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, Fft1d,
-                         ::testing::Values(Case{2, false, false, "wse2"}, Case{16, false, false, "wse2"},
-                                           Case{16, false, true, "wse2"}, Case{64, false, false, "wse3"},
-                                           Case{64, false, true, "wse2"}, Case{16, true, false, "wse2"},
-                                           Case{16, true, true, "wse3"}, Case{64, true, false, "wse2"},
-                                           Case{64, true, true, "wse2"}),
-                         named_by(either(&Case::half, "fp16_", "fp32_"),
-                                  either(&Case::inverse, "inverse_", "forward_"), "N", &Case::n, "_",
-                                  &Case::arch));
+INSTANTIATE_TEST_SUITE_P(
+    Sizes, Fft1d,
+    ::testing::Values(FftCase{2, false, false, "wse2"}, FftCase{16, false, false, "wse2"},
+                      FftCase{16, false, true, "wse2"}, FftCase{64, false, false, "wse3"},
+                      FftCase{64, false, true, "wse2"}, FftCase{16, true, false, "wse2"},
+                      FftCase{16, true, true, "wse3"}, FftCase{64, true, false, "wse2"},
+                      FftCase{64, true, true, "wse2"}),
+    fft_case_name());
 
 // The larger size, on request: --gtest_also_run_disabled_tests --gtest_filter='*Large*'.
-TEST(Fft1dLarge, DISABLED_Fp32ForwardN2048) { run_case(Case{2048, false, false, "wse2"}); }
+TEST(Fft1dLarge, DISABLED_Fp32ForwardN2048) {
+  run_case(FftCase{2048, false, false, "wse2"});
+}
 
 }  // namespace
 }  // namespace wsemu::testing
