@@ -92,14 +92,14 @@ CslResult Compiler::run() {
     in_layout = false;
   }
   if (!rect_set) fail(layout_block->span, "the layout block never calls @set_rectangle");
-  if (opt.fabric_w == 0 && opt.fabric_h == 0) {
-    const_cast<CslOptions&>(opt).fabric_w = opt.offset_x + rect_w + 1;
-    const_cast<CslOptions&>(opt).fabric_h = opt.offset_y + rect_h + 1;
+  if (opt.placement.fabric_w == 0 && opt.placement.fabric_h == 0) {
+    const_cast<CslOptions&>(opt).placement.fabric_w = opt.placement.offset_x + rect_w + 1;
+    const_cast<CslOptions&>(opt).placement.fabric_h = opt.placement.offset_y + rect_h + 1;
   }
-  if (opt.offset_x + rect_w > opt.fabric_w || opt.offset_y + rect_h > opt.fabric_h)
+  if (opt.placement.offset_x + rect_w > opt.placement.fabric_w || opt.placement.offset_y + rect_h > opt.placement.fabric_h)
     fail(layout_block->span, "the " + std::to_string(rect_w) + " x " + std::to_string(rect_h) + " rectangle at offsets (" +
-                                 std::to_string(opt.offset_x) + ", " + std::to_string(opt.offset_y) + ") does not fit the " +
-                                 std::to_string(opt.fabric_w) + " x " + std::to_string(opt.fabric_h) + " fabric (--fabric-dims)");
+                                 std::to_string(opt.placement.offset_x) + ", " + std::to_string(opt.placement.offset_y) + ") does not fit the " +
+                                 std::to_string(opt.placement.fabric_w) + " x " + std::to_string(opt.placement.fabric_h) + " fabric (--fabric-dims)");
   for (const auto& [xy, pl] : tiles) program_for(pl);
   // An exported pointer variable's host name stands for elements_per_pe elements of one type
   // wherever the pointer points: every array assigned to it must hold them.

@@ -22,11 +22,17 @@
 
 namespace wsemu::compiler::csl {
 
+// Where the kernel goes (--fabric-dims, --fabric-offsets): a fabric of W x H PEs, the kernel's
+// rectangle at (offset_x, offset_y) of it.
+struct CslPlacement {
+  int fabric_w = 0, fabric_h = 0;  // 0: the smallest fabric that holds the kernel at its offsets
+  int offset_x = 0, offset_y = 0;
+};
+
 struct CslOptions {
   std::string layout_file;
   std::string arch = "wse2";
-  int fabric_w = 0, fabric_h = 0;     // 0: the smallest fabric that holds the kernel at its offsets
-  int offset_x = 0, offset_y = 0;
+  CslPlacement placement;
   std::vector<std::pair<std::string, std::string>> params;  // --params NAME:VALUE, in order
   std::vector<std::pair<std::string, std::string>> colors;  // --colors NAME:COLOR (params of type color)
   std::vector<std::string> import_paths;

@@ -163,8 +163,7 @@ void matvec_row(int nb, int kx, int ky, const std::vector<std::string>& override
 compiler::Executable build_stencil_csl(int k, int n) {
   compiler::csl::CslOptions o;
   o.layout_file = source_dir() + "/kernels/stencil-2d-5pt/csl/layout.csl";
-  o.fabric_w = o.fabric_h = k + 2;
-  o.offset_x = o.offset_y = 1;
+  o.placement = {k + 2, k + 2, 1, 1};
   for (const auto& [name, v] : {std::pair{"kx", k}, std::pair{"ky", k}, std::pair{"M", n}, std::pair{"N", n}, std::pair{"ITERS", 1}})
     o.params.emplace_back(name, std::to_string(v));
   compiler::csl::CslResult r = compiler::csl::compile_csl(o);

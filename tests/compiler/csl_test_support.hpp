@@ -31,9 +31,7 @@ struct CslGrid {
   friend void PrintTo(const CslGrid& g, std::ostream* os) { *os << g.arch << " " << g.w << "x" << g.h; }
 };
 
-struct CslPlacement {
-  int fabric_w, fabric_h, offset_x, offset_y;
-};
+using compiler::csl::CslPlacement;
 
 inline compiler::csl::CslResult compile_csl_kernel(const std::string& layout_file,
                                                    std::vector<std::pair<std::string, std::string>> params,
@@ -42,10 +40,7 @@ inline compiler::csl::CslResult compile_csl_kernel(const std::string& layout_fil
   compiler::csl::CslOptions o;
   o.layout_file = layout_file;
   o.arch = arch;
-  o.fabric_w = at.fabric_w;
-  o.fabric_h = at.fabric_h;
-  o.offset_x = at.offset_x;
-  o.offset_y = at.offset_y;
+  o.placement = at;
   o.params = std::move(params);
   o.out_dir = (std::filesystem::temp_directory_path() / out_folder).string();
   return compiler::csl::compile_csl(o);

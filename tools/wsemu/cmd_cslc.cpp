@@ -104,9 +104,9 @@ int run_cslc(const CslcArgs& a, const std::vector<std::string>& extras) {
   o.layout_file = a.layout;
   if (a.arch != "wse2" && a.arch != "wse3") return usage("--arch must be wse2 or wse3, not '" + a.arch + "'");
   o.arch = a.arch;
-  if (!a.dims.empty() && !parse_pair(a.dims, o.fabric_w, o.fabric_h))
+  if (!a.dims.empty() && !parse_pair(a.dims, o.placement.fabric_w, o.placement.fabric_h))
     return usage("--fabric-dims=" + a.dims + ": expected W,H (e.g. --fabric-dims=8,3)");
-  if (!a.offsets.empty() && !parse_pair(a.offsets, o.offset_x, o.offset_y))
+  if (!a.offsets.empty() && !parse_pair(a.offsets, o.placement.offset_x, o.placement.offset_y))
     return usage("--fabric-offsets=" + a.offsets + ": expected X,Y (e.g. --fabric-offsets=4,1)");
   if (!parse_count(a.channels, o.channels) || o.channels < 1 || o.channels > 16)
     return usage("--channels=" + a.channels + ": expected 1..16");
@@ -137,7 +137,7 @@ int run_cslc(const CslcArgs& a, const std::vector<std::string>& extras) {
     j["colors"] = nlohmann::json::object();
     for (const auto& [n, v] : o.colors) j["colors"][n] = v;
     j["arch"] = o.arch;
-    j["fabric"] = {{"width", o.fabric_w}, {"height", o.fabric_h}, {"offset_x", o.offset_x}, {"offset_y", o.offset_y}};
+    j["fabric"] = {{"width", o.placement.fabric_w}, {"height", o.placement.fabric_h}, {"offset_x", o.placement.offset_x}, {"offset_y", o.placement.offset_y}};
     std::ofstream out(fs::path(out_dir) / "out.json");
     out << j.dump(2) << "\n";
     if (!out) return usage("cannot write " + (fs::path(out_dir) / "out.json").string());
