@@ -183,47 +183,34 @@ class Session {
 
 std::span<const uint32_t> words_in(const WordArray& a) { return {a.data(), size_t(a.size())}; }
 
+// A Python list of one dict per item.
+template <class Items, class ToDict>
+py::list dicts(const Items& items, ToDict to_dict) {
+  py::list out;
+  for (const auto& item : items) out.append(to_dict(item));
+  return out;
+}
+
 py::dict executable_dict(const wsemu::compiler::Executable& exe) {
-  py::dict d;
-  d["arch"] = exe.arch;
-  d["fabric_width"] = exe.fabric_width;
-  d["fabric_height"] = exe.fabric_height;
+  using namespace py::literals;
   py::dict params;
   for (const auto& [name, value] : exe.build_params) params[py::str(name)] = value;
-  d["params"] = params;
-  py::list rects;
-  for (const auto& r : exe.rects) {
-    py::dict rd;
-    rd["name"] = r.name;
-    rd["x"] = r.x;
-    rd["y"] = r.y;
-    rd["width"] = r.width;
-    rd["height"] = r.height;
-    rects.append(rd);
-  }
-  d["rects"] = rects;
-  py::list symbols;
-  for (const auto& s : exe.symbols) {
-    py::dict sd;
-    sd["name"] = s.name;
-    sd["type"] = std::string(wsemu::isa::elem_type_name(s.type));
-    sd["bytes"] = wsemu::isa::elem_bytes(s.type);
-    sd["elems_per_pe"] = s.elems_per_pe;
-    sd["rect"] = s.rect;
-    sd["readable"] = s.host_readable;
-    sd["writable"] = s.host_writable;
-    symbols.append(sd);
-  }
-  d["symbols"] = symbols;
-  py::list functions;
-  for (const auto& f : exe.functions) {
-    py::dict fd;
-    fd["name"] = f.name;
-    fd["rect"] = f.rect;
-    functions.append(fd);
-  }
-  d["functions"] = functions;
-  return d;
+  return py::dict(
+      "arch"_a = exe.arch, "fabric_width"_a = exe.fabric_width, "fabric_height"_a = exe.fabric_height,
+      "params"_a = params,
+      "rects"_a = dicts(exe.rects,
+                        [](const auto& r) {
+                          return py::dict("name"_a = r.name, "x"_a = r.x, "y"_a = r.y, "width"_a = r.width,
+                                          "height"_a = r.height);
+                        }),
+      "symbols"_a = dicts(exe.symbols,
+                          [](const auto& s) {
+                            return py::dict("name"_a = s.name, "type"_a = std::string(wsemu::isa::elem_type_name(s.type)),
+                                            "bytes"_a = wsemu::isa::elem_bytes(s.type), "elems_per_pe"_a = s.elems_per_pe,
+                                            "rect"_a = s.rect, "readable"_a = s.host_readable,
+                                            "writable"_a = s.host_writable);
+                          }),
+      "functions"_a = dicts(exe.functions, [](const auto& f) { return py::dict("name"_a = f.name, "rect"_a = f.rect); }));
 }
 
 void raise_host_error(const HostError& e) {
