@@ -35,6 +35,11 @@ class LayoutBuild : public LayoutScratchFolder {
     if (out.find(message) != std::string::npos) return ::testing::AssertionSuccess();
     return ::testing::AssertionFailure() << "no '" << message << "' in:\n" << out;
   }
+  // The routes of a row of three PEs running q.wsa: `colors` declared, `routes` in the rectangle.
+  BuildResult build_row_of_three(const std::string& colors, const std::string& routes) {
+    return build("fabric 3 x 1\n" + colors + "rect r at (0, 0) size 3 x 1 {\n  program \"q.wsa\" { M = 1, K = 0 }\n" +
+                 routes + "}");
+  }
 };
 
 TEST_F(LayoutBuild, IdenticalObjectsAreStoredOnce) {
@@ -99,18 +104,13 @@ rect r at (1, 1) size 4 x 2 {
 }
 
 TEST_F(LayoutBuild, RoutesEndUpPerPe) {
-  BuildResult r = build(R"(
-fabric 3 x 1
-color c_x = 4
-color c_y = 5
-rect r at (0, 0) size 3 x 1 {
-  program "q.wsa" { M = 1, K = 0 }
+  BuildResult r = build_row_of_three("color c_x = 4\ncolor c_y = 5\n", R"(
   route c_x rx [RAMP] tx [E] where x == 0
   route c_x rx [W] tx [RAMP, E] where x == 1
   route c_x rx [W] tx [RAMP] where x == 2
   route c_y host rx [E] tx [RAMP, W] where x == 2
   route c_y rx [E] tx [RAMP] where x == 1
-})");
+)");
   ASSERT_TRUE(r.ok()) << format_diagnostics(r.diagnostics);
   const Executable& exe = *r.executable;
   const RouteSet& at2 = exe.route_sets[exe.pe_config_at(2, 0)->route_set];
@@ -245,18 +245,13 @@ TEST(LayoutExample, Gemv2x2) {
 TEST_F(LayoutBuild, FilterAndColorSwapReachTheExecutable) {
   // topic-08 and topic-14: route filters and color swap are per-PE route settings; two routes
   // that differ only in them must stay two route sets, and survive a save and load.
-  BuildResult r = build(R"(
-fabric 3 x 1
-color red = 0
-color blue = 1
-rect r at (0, 0) size 3 x 1 {
-  program "q.wsa" { M = 1, K = 0 }
+  BuildResult r = build_row_of_three("color red = 0\ncolor blue = 1\n", R"(
   route red rx [RAMP] tx [E] where x == 0
   route red rx [W] tx [RAMP, E] filter [0, 2] swap_x where x == 1
   route red rx [W] tx [RAMP] filter [3, 5] swap_x swap_y where x == 2
   route blue rx [W] tx [RAMP] swap_x where x > 0
   route blue rx [RAMP] tx [E] where x == 0
-})");
+)");
   ASSERT_TRUE(r.ok()) << format_diagnostics(r.diagnostics);
   const Executable exe = parse_executable(serialize_executable(*r.executable), "round trip");
   const ColorRoute* mid = exe.route_sets[exe.pe_config_at(1, 0)->route_set].find(0);
