@@ -125,10 +125,13 @@ TEST(CslLoadToDsr, MicrothreadAndActivationOfTheOpOnTheDsr) {
 }
 
 // The priority programs' run: `src` into PE (0,0)'s "src", then launch `run`.
-void copy_in_and_run(SdkRuntime& rt, const std::vector<uint32_t>& src) {
+// The priority programs' run: `src` copied into PE (0, 0), `run` launched, and the async ops
+// must have moved it unchanged to dst of PE (dst_x, 0), as plain copies do.
+void expect_copied_through(SdkRuntime& rt, const std::vector<uint32_t>& src, int dst_x) {
   rt.load();
   rt.memcpy_h2d("src", src, 0, 0, 1, 1, int(src.size()));
   launch_and_settle(rt, "run");
+  EXPECT_EQ(read_back(rt, "dst", dst_x, 0, 1, 1, int(src.size())), src);
 }
 
 // A compile that must fail, first at `line` of its PE program, saying `text`.
@@ -138,23 +141,30 @@ void expect_refused(const compiler::csl::CslResult& r, int line, const std::stri
   EXPECT_NE(r.diagnostics[0].message.find(text), std::string::npos) << r.diagnostics[0].to_string();
 }
 
+// A priority program, where the priority belongs to the op on wse2 and to the queue on wse3:
+// compiled for `arch`, which must succeed (it throws with the diagnostics otherwise), after
+// checking that for `other_arch` it is refused at `line` saying `text`.
+compiler::csl::CslResult compile_refused_elsewhere(const std::string& program, CslPlacement at, const std::string& arch,
+                                                   const std::string& other_arch, int line, const std::string& text) {
+  expect_refused(compile_test_program(program, {}, other_arch, at), line, text);
+  compiler::csl::CslResult r = compile_test_program(program, {}, arch, at);
+  if (!r.ok()) throw std::runtime_error("cslc failed:\n" + compiler::layout::format_diagnostics(r.diagnostics));
+  return r;
+}
+
 // `.priority` of async ops (tests/compiler/programs/priority, the form of the SDK's WSE-2
 // spmv-hypersparse): the ops carry their level to the ISA and compute what plain copies do,
 // done = src[0] + src[3] = 7 + 40. On wse3 the priority is the queue's, so the op's option is an
 // error at its options.
 TEST(CslPriority, AsyncOpsCarryTheirLevelOnWse2AndAreRefusedOnWse3) {
-  auto r = compile_test_program("priority", {}, "wse2", {3, 3, 1, 1});
-  ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+  const auto r = compile_refused_elsewhere("priority", {3, 3, 1, 1}, "wse2", "wse3", 25,
+                                           "on wse3 the microthread priority is the queue's");
   const std::string& code = r.programs.at("pe_0.wsa");
   EXPECT_EQ(count(code, "priority=high, activate=11"), 1u) << code;
   EXPECT_EQ(count(code, "priority=medium, activate=12"), 1u) << code;
   SdkRuntime rt(*r.executable);
-  const std::vector<uint32_t> src = {7, 20, 30, 40};
-  copy_in_and_run(rt, src);
-  EXPECT_EQ(read_back(rt, "dst", 0, 0, 1, 1, 4), src);
+  expect_copied_through(rt, {7, 20, 30, 40}, 0);
   EXPECT_EQ(read_back(rt, "done", 0, 0, 1, 1, 1)[0], 47u);
-  expect_refused(compile_test_program("priority", {}, "wse3", {3, 3, 1, 1}), 25,
-                 "on wse3 the microthread priority is the queue's");
 }
 
 // wse3 priorities (tests/compiler/programs/queue_priority): the async ops carry to the ISA their
@@ -163,33 +173,26 @@ TEST(CslPriority, AsyncOpsCarryTheirLevelOnWse2AndAreRefusedOnWse3) {
 // data as plain copies do; each PE's completion task runs once. On wse2 the priority belongs to
 // the op, so the field is an error at @initialize_queue's configuration.
 TEST(CslPriority, InitializeQueueGivesItsOpsTheQueuesLevelOnWse3) {
-  auto r = compile_test_program("queue_priority", {}, "wse3", {4, 3, 1, 1});
-  ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+  const auto r = compile_refused_elsewhere("queue_priority", {4, 3, 1, 1}, "wse3", "wse2", 48,
+                                           "on wse2 the microthread priority is an option of the async operation");
   EXPECT_EQ(count(r.programs.at("pe_0.wsa"), "activate=12, priority=medium"), 1u) << r.programs.at("pe_0.wsa");
   EXPECT_EQ(count(r.programs.at("pe_1.wsa"), "activate=13, priority=high"), 1u) << r.programs.at("pe_1.wsa");
   EXPECT_EQ(count(r.programs.at("pe_1.wsa"), "activate=12, priority=low"), 1u) << r.programs.at("pe_1.wsa");
   SdkRuntime rt(*r.executable);
-  const std::vector<uint32_t> src = {5, 6, 7, 8};
-  copy_in_and_run(rt, src);
-  EXPECT_EQ(read_back(rt, "dst", 1, 0, 1, 1, 4), src);
+  expect_copied_through(rt, {5, 6, 7, 8}, 1);
   EXPECT_EQ(read_back(rt, "got", 0, 0, 2, 1, 1), (std::vector<uint32_t>{1, 1}));
-  expect_refused(compile_test_program("queue_priority", {}, "wse2", {4, 3, 1, 1}), 48,
-                 "on wse2 the microthread priority is an option of the async operation");
 }
 
 // A FIFO's .priority on wse3 (tests/compiler/programs/fifo_priority): both async ops on the
 // FIFO, the push and the pop, carry it; the data come out as they went in. On wse2 the option is
 // an error at @allocate_fifo's options (the op's .priority is the place there).
 TEST(CslPriority, AFifosPriorityGoesToTheOpsOnItOnWse3) {
-  auto r = compile_test_program("fifo_priority", {}, "wse3", {3, 3, 1, 1});
-  ASSERT_TRUE(r.ok()) << compiler::layout::format_diagnostics(r.diagnostics);
+  const auto r =
+      compile_refused_elsewhere("fifo_priority", {3, 3, 1, 1}, "wse3", "wse2", 9,
+                                "on wse2 the microthread priority is an option of the async operation, not of @allocate_fifo");
   EXPECT_EQ(count(r.programs.at("pe_0.wsa"), "priority=high"), 2u) << r.programs.at("pe_0.wsa");
   SdkRuntime rt(*r.executable);
-  const std::vector<uint32_t> src = {9, 8, 7, 6};
-  copy_in_and_run(rt, src);
-  EXPECT_EQ(read_back(rt, "dst", 0, 0, 1, 1, 4), src);
-  expect_refused(compile_test_program("fifo_priority", {}, "wse2", {3, 3, 1, 1}), 9,
-                 "on wse2 the microthread priority is an option of the async operation, not of @allocate_fifo");
+  expect_copied_through(rt, {9, 8, 7, 6}, 0);
 }
 
 // A wse2 kernel may receive on input queue 1, which the SDK's memcpy leaves free there
