@@ -110,7 +110,7 @@ HangReport Wafer::hang_report() const {
                                                direction_name(dir), t.x, t.y, ch.color));
         }
       } else if (ch.credits[d] == 0) {
-        const uint32_t n = t.neighbor[d];
+        const uint32_t n = neighbors_[s][d];
         why.push_back(fmt::format("PE({},{}) has no room for color {} from {}", t.x + dx(dir), t.y + dy(dir),
                                   ch.color, direction_name(opposite(dir))));
         if (n != kNone && n != s) waits_for[s].insert(n);
@@ -170,8 +170,8 @@ HangReport Wafer::hang_report() const {
       if (t.router.off_fabric & (1u << d)) {
         rep.host_waits.push_back(fmt::format("PE({},{}) waits for color {} from the host through its {} edge port",
                                              t.x, t.y, color, direction_name(Direction(d))));
-      } else if (t.neighbor[d] != kNone) {
-        waits_for[s].insert(t.neighbor[d]);
+      } else if (neighbors_[s][d] != kNone) {
+        waits_for[s].insert(neighbors_[s][d]);
       }
     }
   };

@@ -649,6 +649,7 @@ void PeCore::execute(const isa::Instruction& insn, const Context& ctx, CycleResu
       const size_t si = size_t(o[0].value);
       if (si >= strings.size()) kernel_error(fmt::format("{}: string #{} does not exist", info.mnemonic, si));
       log_line(ctx, insn.op == Opcode::DPRINT ? strings[si] : format_dprint(strings[si], val(1)));
+      r.logged = true;
       break;
     }
     case Opcode::COORD: {

@@ -70,16 +70,17 @@ struct MainThread {
   StallInfo stall;
 };
 
+// What a progressing cycle counts first (one cache line in PeCore), the stalls next.
 struct CoreStats {
-  uint64_t instructions = 0;
   uint64_t busy_cycles = 0;  // the main thread issued or was occupied (incl. task picks)
-  std::array<uint64_t, size_t(StallReason::COUNT)> stall_cycles{};              // main thread
-  std::array<uint64_t, size_t(StallReason::COUNT)> microthread_stall_cycles{};  // per ut cycle
-  uint64_t tasks_started = 0;
   uint64_t vector_elements = 0;
-  uint64_t async_ops = 0;
   uint64_t wavelets_sent = 0;      // pushed into output queues
   uint64_t wavelets_received = 0;  // landed in input queues / color slots
+  uint64_t instructions = 0;
+  std::array<uint64_t, size_t(StallReason::COUNT)> microthread_stall_cycles{};  // per ut cycle
+  std::array<uint64_t, size_t(StallReason::COUNT)> stall_cycles{};              // main thread
+  uint64_t tasks_started = 0;
+  uint64_t async_ops = 0;
   uint64_t control_dropped = 0;    // control wavelets without a control task, dropped
   uint64_t loaded_at = 0;          // cycle the program was loaded (idle = elapsed - busy - stalls)
 };
@@ -101,6 +102,7 @@ class PeCore final : public RampPort {
   };
   struct CycleResult {
     bool progressed = false;  // something changed (or time-bound work is counting down)
+    bool logged = false;      // a line went to Context::log
   };
 
   PeCore() = default;
@@ -136,10 +138,13 @@ class PeCore final : public RampPort {
   bool holds_pending_work() const;
 
   // State (public: the wafer's CoreView and the hang report read it). Ordered hot first: what
-  // every cycle looks at (the main thread, the occupancy bits, the task masks, the counters)
-  // fills the first cache lines, then the ops and queues a streaming cycle touches; what only
-  // instructions, task starts and loading use (registers, descriptors, entries) comes last.
+  // every cycle of a busy core looks at (the main thread, the occupancy bits, the task masks,
+  // the ramp's bookkeeping, SRAM's bounds, the progress counters) fills the first four cache
+  // lines after the vtable pointer, then the ramp down, the ops and the queues a streaming
+  // cycle touches; what only instructions, task starts and loading use (registers,
+  // descriptors, entries) comes last.
   MainThread main;
+  int64_t executing_pc = -1;  // the instruction being executed or whose op is stepping (faults)
   // Occupancy bits (bit q / bit slot), kept in step with the rings so that a cycle's checks
   // touch one cache line instead of every queue.
   uint8_t iq_nonempty = 0;
@@ -151,21 +156,20 @@ class PeCore final : public RampPort {
   uint8_t ramp_down_latency = 1;  // the profile's, for the router's deliveries
   uint32_t slot_full = 0;
   uint32_t program_index = 0;
-  int16_t rect_x = 0, rect_y = 0;
-  int64_t executing_pc = -1;  // the instruction being executed or whose op is stepping (faults)
   TaskTable tasks;
+  int16_t rect_x = 0, rect_y = 0;
+  alignas(64) Sram sram;  // its bounds, read by every access, start the third line
+  std::array<int8_t, isa::kNumColors> iq_of_color{};  // input queue bound to each color, -1
+  // The ramp down (router -> core), in delivery order, and how many of each color it holds:
+  // they count against the queue or slot they go to.
+  std::array<uint8_t, isa::kNumColors> arriving_of_color{};
   CoreStats stats;
+  Ring<RampArrival, kMaxRampLatency> arriving;
   std::array<VectorOp, 9> ops{};  // [0..7] microthreads, [8] the main thread's sync op
   std::array<InputQueue, isa::kNumQueues> iq{};
   std::array<OutputQueue, isa::kNumQueues> oq{};
-  Sram sram;
   std::array<uint32_t, isa::kNumRegs> regs{};
-  std::array<int8_t, isa::kNumColors> iq_of_color{};  // input queue bound to each color, -1
   std::array<Wavelet, isa::kNumColors> slot{};  // wse2 color slots
-  // The ramp down (router -> core), in delivery order, and how many of each color it holds:
-  // they count against the queue or slot they go to.
-  Ring<RampArrival, kMaxRampLatency> arriving;
-  std::array<uint8_t, isa::kNumColors> arriving_of_color{};
   TaskEntries entries;
   std::array<uint16_t, 64> call_stack{};  // return addresses, main.depth of them
   std::array<isa::Descriptor, isa::kNumDsrs> dsrs{};

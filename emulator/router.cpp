@@ -288,7 +288,7 @@ void copy_to_outputs(RouterState& r, RampPort* core, ColorChannel& ch, const Wav
                      const RouterContext& ctx) {
   for (uint32_t m = tx; m; m &= m - 1) {
     const int d = __builtin_ctz(m);
-    ++r.link_stats[d].wavelets;
+    ++r.link_wavelets[size_t(d)];
     int landed_in = -2;  // the input queue (-1: a wse2 color slot) of a RAMP delivery
     if (d == int(Direction::RAMP)) {
       landed_in = core->ramp_accept(out, ctx.now);
@@ -297,8 +297,7 @@ void copy_to_outputs(RouterState& r, RampPort* core, ColorChannel& ch, const Wav
       r.edge_out[d].push(out);
       ++ch.forwarded;
     } else {
-      r.out_wavelet[d] = out;
-      r.out_valid |= DirectionMask(1u << d);
+      r.set_out_wavelet(d, out);
       --ch.credits[d];
       ++ch.forwarded;
     }
@@ -377,8 +376,8 @@ RouterCycle route_cycle(RouterState& r, RampPort* core, const RouterContext& ctx
   r.last_backpressured = alloc.backpressured;
   r.last_contended = alloc.contended;
   for (int d = 0; d < kNumDirections; ++d) {
-    if (alloc.backpressured & (1u << d)) ++r.link_stats[d].backpressure_cycles;
-    else if (alloc.contended & (1u << d)) ++r.link_stats[d].contention_cycles;
+    if (alloc.backpressured & (1u << d)) ++r.link_stalls[size_t(d)].backpressure_cycles;
+    else if (alloc.contended & (1u << d)) ++r.link_stalls[size_t(d)].contention_cycles;
   }
   RouterCycle rc;
   rc.progressed = progressed;
@@ -393,8 +392,8 @@ void router_replay_idle_cycles(RouterState& r, uint64_t cycles) {
   const uint64_t next = r.next_channel + cycles;
   r.next_channel = uint8_t(next < n ? next : next < 2 * n ? next - n : next % n);
   for (int d = 0; d < kNumDirections; ++d) {
-    if (r.last_backpressured & (1u << d)) r.link_stats[d].backpressure_cycles += cycles;
-    else if (r.last_contended & (1u << d)) r.link_stats[d].contention_cycles += cycles;
+    if (r.last_backpressured & (1u << d)) r.link_stalls[size_t(d)].backpressure_cycles += cycles;
+    else if (r.last_contended & (1u << d)) r.link_stalls[size_t(d)].contention_cycles += cycles;
   }
 }
 

@@ -205,32 +205,57 @@ struct RouterCycle {
 
 class EventRecorder;  // trace.hpp
 
-// Hot first: what every cycle of a busy router reads and the outbox its neighbours read share
-// the first cache lines; the statistics and the host edge ports follow.
+// Hot first, in three cache lines (Wafer's TileState puts 8 bytes of its own before the router
+// and aligns tiles to lines): the outbox its neighbours read in commit; what every cycle of a
+// busy router reads; the per-link wavelet counts. The teardown notes, stall counts and host edge
+// ports, which a streaming cycle does not touch, follow.
 struct RouterState {
-  std::array<int8_t, isa::kNumColors> channel_of_color;
+  DirectionMask out_valid = 0;   // outbox: out_wavelet[d] is a wavelet sent toward d
+  DirectionMask off_fabric = 0;  // link directions that face off the fabric: host edge ports
+  uint8_t next_channel = 0;      // round robin over colors
+  // The outputs the last cycle found blocked (link statistics), for router_replay_idle_cycles.
+  DirectionMask last_backpressured = 0, last_contended = 0;
+  // Outbox, written in compute, read by the neighbours in commit, cleared after; its wavelets
+  // packed as in WaveletBuffer (out_wavelet / set_out_wavelet), so that it fits one line.
+  std::array<uint8_t, kNumLinkDirections> out_meta{};
+  std::array<uint32_t, kNumLinkDirections> out_credits{};  // colors whose buffer freed a slot
+  std::array<uint32_t, kNumLinkDirections> out_payload{};
   // Colors with a wavelet in some link input buffer. Every push and pop of ColorChannel::input
   // goes through push_input / pop_input so that a cycle visits only the colors with work.
   uint32_t link_pending = 0;
   // Colors in teardown at this router (bit c): they do not move until the core's `tdexit c`.
   uint32_t torn_down = 0;
-  // Colors a TEARDOWN command tore down here since the core last read them (`tdpend`).
-  uint32_t td_pending = 0;
   // Colors whose route swaps wavelets from the east and west (swap_x) or north and south
   // (swap_y) links (bit c): a router without either answers color_swapped without reading the
   // pair's channel.
   uint32_t swap_x_colors = 0, swap_y_colors = 0;
-  DirectionMask off_fabric = 0;  // link directions that face off the fabric: host edge ports
-  uint8_t next_channel = 0;      // round robin over colors
-  DirectionMask out_valid = 0;
-  // The outputs the last cycle found blocked (link statistics), for router_replay_idle_cycles.
-  DirectionMask last_backpressured = 0, last_contended = 0;
   std::vector<ColorChannel> channels;  // sorted by color
-  // Outbox, written in compute, read by the neighbours in commit, cleared after.
-  std::array<uint32_t, kNumLinkDirections> out_credits{};  // colors whose buffer freed a slot
-  std::array<Wavelet, kNumLinkDirections> out_wavelet{};
-  std::array<LinkStats, kNumDirections> link_stats{};
+  std::array<int8_t, isa::kNumColors> channel_of_color;
+  std::array<uint64_t, kNumDirections> link_wavelets{};  // LinkStats::wavelets, per direction
+  // Colors a TEARDOWN command tore down here since the core last read them (`tdpend`).
+  uint32_t td_pending = 0;
+  struct LinkStalls {
+    uint64_t backpressure_cycles = 0, contention_cycles = 0;
+  };
+  std::array<LinkStalls, kNumDirections> link_stalls{};
   std::array<WaveletBuffer, kNumLinkDirections> edge_out{};  // to the host, per edge port
+  Wavelet out_wavelet(int d) const {
+    Wavelet w;
+    w.payload = out_payload[size_t(d)];
+    w.color = uint8_t(out_meta[size_t(d)] & 0x3F);
+    w.control = (out_meta[size_t(d)] & 0x40) != 0;
+    w.advance_switch_after = (out_meta[size_t(d)] & 0x80) != 0;
+    return w;
+  }
+  void set_out_wavelet(int d, const Wavelet& w) {
+    out_payload[size_t(d)] = w.payload;
+    out_meta[size_t(d)] = uint8_t(w.color | (w.control ? 0x40 : 0) | (w.advance_switch_after ? 0x80 : 0));
+    out_valid |= DirectionMask(1u << d);
+  }
+  LinkStats link_stats(int d) const {
+    return {link_wavelets[size_t(d)], link_stalls[size_t(d)].backpressure_cycles,
+            link_stalls[size_t(d)].contention_cycles};
+  }
   bool has_outbox() const {
     return out_valid != 0 || (out_credits[0] | out_credits[1] | out_credits[2] | out_credits[3]);
   }

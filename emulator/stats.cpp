@@ -24,8 +24,8 @@ WaferTotals Wafer::totals() const {
   t.tile_steps = tile_steps_;
   t.skipped_cycles = skipped_cycles_;
   for (const TileState& s : states_) {
-    for (int d = 0; d < kNumLinkDirections; ++d) t.wavelet_hops += s.router.link_stats[d].wavelets;
-    t.ramp_deliveries += s.router.link_stats[int(Direction::RAMP)].wavelets;
+    for (int d = 0; d < kNumLinkDirections; ++d) t.wavelet_hops += s.router.link_wavelets[size_t(d)];
+    t.ramp_deliveries += s.router.link_wavelets[size_t(Direction::RAMP)];
     if (s.core == kNone) continue;
     const PeCore& c = cores_[s.core];
     t.instructions += c.stats.instructions;
@@ -85,7 +85,7 @@ nlohmann::json Wafer::stats_json() const {
                      {"control_dropped", c.control_dropped}});
     }
     for (int d = 0; d < kNumDirections; ++d) {
-      const LinkStats& l = s.router.link_stats[d];
+      const LinkStats l = s.router.link_stats(d);
       if (!l.wavelets && !l.backpressure_cycles && !l.contention_cycles) continue;
       links.push_back({{"x", s.x},
                        {"y", s.y},
@@ -156,7 +156,8 @@ size_t Wafer::host_memory_bytes() const {
   size_t bytes = sizeof(*this);
   bytes += tile_state_.capacity() * sizeof(uint32_t) + active_bits_.capacity() * sizeof(uint64_t) +
            waiting_.capacity() * sizeof(uint32_t);
-  bytes += states_.capacity() * sizeof(TileState) + in_active_.capacity();
+  bytes += states_.capacity() * sizeof(TileState) + in_active_.capacity() + tile_flags_.capacity() +
+           neighbors_.capacity() * sizeof(neighbors_[0]) + clocks_.capacity() * sizeof(TileClock);
   for (const TileState& s : states_) bytes += s.router.channels.capacity() * sizeof(ColorChannel);
   bytes += cores_.capacity() * sizeof(PeCore);
   for (const PeCore& c : cores_) bytes += c.sram.allocated_bytes();

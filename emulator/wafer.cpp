@@ -83,6 +83,7 @@ uint32_t Wafer::ensure_state(int x, int y) {
   TileState t;
   t.x = uint16_t(x);
   t.y = uint16_t(y);
+  std::array<uint32_t, kNumLinkDirections> neighbor{kNone, kNone, kNone, kNone};
   for (int d = 0; d < kNumLinkDirections; ++d) {
     const auto dir = Direction(d);
     const int nx = x + dx(dir), ny = y + dy(dir);
@@ -92,10 +93,12 @@ uint32_t Wafer::ensure_state(int x, int y) {
       continue;
     }
     const uint32_t n = state_at(nx, ny);
-    t.neighbor[d] = n;
-    if (n != kNone) states_[n].neighbor[int(opposite(dir))] = s;
+    neighbor[d] = n;
+    if (n != kNone) neighbors_[n][int(opposite(dir))] = s;
   }
   states_.push_back(std::move(t));
+  neighbors_.push_back(neighbor);
+  clocks_.emplace_back();
   in_active_.push_back(0);
   tile_flags_.push_back(0);
   tile_state_[size_t(y) * size_t(width_) + size_t(x)] = s;
@@ -113,16 +116,16 @@ void Wafer::catch_up(uint32_t s) {
   router_replay_idle_cycles(t.router, missed);
   if (t.core != kNone) {
     PeCore& core = cores_[t.core];
-    if (t.doze_until) core.stats.busy_cycles += missed;  // counting down, as PeCore::step_main would
+    if (clocks_[s].doze_until) core.stats.busy_cycles += missed;  // counting down, as PeCore::step_main would
     core.replay_stalled_cycles(missed);
   }
   t.waiting_since = cycle_;
 }
 
-void Wafer::stop_waiting(TileState& t) {
-  t.waiting_since = kAwake;
+void Wafer::stop_waiting(uint32_t s) {
+  states_[s].waiting_since = kAwake;
   --waiting_count_;
-  if (t.doze_until) --dozing_count_;
+  if (clocks_[s].doze_until) --dozing_count_;
 }
 
 void Wafer::take_due_dozers(uint64_t cycle, std::vector<uint32_t>& due) {
@@ -131,15 +134,17 @@ void Wafer::take_due_dozers(uint64_t cycle, std::vector<uint32_t>& due) {
     std::pop_heap(dozers_.begin(), dozers_.end(), std::greater<>());
     dozers_.pop_back();
     const TileState& t = states_[s];
-    if (t.waiting_since != kAwake && t.doze_until == until) due.push_back(s);
+    if (t.waiting_since != kAwake && clocks_[s].doze_until == until) due.push_back(s);
   }
   if (dozing_count_ == 0) dozers_.clear();  // only stale entries are left
 }
 
 namespace {
 // in_active_ bits: in the active set; listed in waiting_ (once, so the list stays as short as
-// the tiles that wait, however often they wake and wait again during one run).
-constexpr uint8_t kInActiveSet = 1, kInWaitingList = 2;
+// the tiles that wait, however often they wake and wait again during one run); listed among this
+// cycle's commit receivers (a byte per tile, so that the serial pass that lists them reads no
+// tile's state).
+constexpr uint8_t kInActiveSet = 1, kInWaitingList = 2, kReceiving = 4;
 
 // Drops the tiles that woke from the waiting list; `waiting(s)` tells the others, and `keep(s)`
 // runs for each of them.
@@ -180,7 +185,7 @@ void Wafer::activate_state(uint32_t s) {
   if (in_active_[s] & kInActiveSet) return;
   if (states_[s].waiting_since != kAwake) {
     catch_up(s);
-    stop_waiting(states_[s]);
+    stop_waiting(s);
   }
   in_active_[s] |= kInActiveSet;
   const uint32_t key = fabric_index(s);
@@ -254,7 +259,7 @@ void Wafer::compute_band(const uint32_t* band, size_t n) {
     for (size_t i = 0; i < count; ++i) __builtin_prefetch(static_cast<const char*>(p) + 64 * i);
   };
   for (size_t i = 0; i < n; ++i) {
-    if (i + 12 < n) lines(&states_[band[i + 12]], 3);
+    if (i + 12 < n) lines(&states_[band[i + 12]], 3);  // its own fields and the router's hot part
     if (i + 8 < n) {
       const TileState& t = states_[band[i + 8]];
       for (const ColorChannel& ch : t.router.channels) lines(&ch, 1);  // route, credits, holding
@@ -269,6 +274,11 @@ void Wafer::compute_band(const uint32_t* band, size_t n) {
       if (t.core != kNone) {
         const PeCore& c = cores_[t.core];
         for (uint32_t m = c.ops_active; m; m &= m - 1) lines(&c.ops[__builtin_ctz(m)], 3);
+        if (!c.arriving.empty()) {  // its counters, the wavelet that lands next, the next free slot
+          lines(&c.arriving, 1);
+          lines(&c.arriving.front(), 1);
+          lines(&c.arriving.at(c.arriving.size()), 1);
+        }
         for (uint32_t m = c.iq_nonempty | c.oq_nonempty; m; m &= m - 1) {
           lines(&c.iq[__builtin_ctz(m)], 1);
           lines(&c.oq[__builtin_ctz(m)], 1);
@@ -311,8 +321,9 @@ Fault Wafer::internal_fault(const TileState& t, const char* what) const {
 
 void Wafer::compute_tile(uint32_t s) {
   TileState& t = states_[s];
-  bool progressed = false;
-  t.sleep_until = 0;
+  bool progressed = false, logged = false;
+  TileClock& clock = clocks_[s];
+  clock.sleep_until = 0;
   tile_flags_[s] = kFaulted;  // until the step below completes
   EventRecorder* events = event_sink_ ? &t.events : nullptr;
   PeCore* core = t.core == kNone ? nullptr : &cores_[t.core];
@@ -327,7 +338,9 @@ void Wafer::compute_tile(uint32_t s) {
     ctx.log = &t.log;
     ctx.router = &t.router;
     try {
-      progressed = core->step(ctx).progressed;
+      const PeCore::CycleResult cr = core->step(ctx);
+      progressed = cr.progressed;
+      logged = cr.logged;
     } catch (const FaultError& e) {
       Fault f = e.fault();
       f.x = t.x;
@@ -367,27 +380,27 @@ void Wafer::compute_tile(uint32_t s) {
   const bool holds = t.router.holds_wavelets(), outbox = t.router.has_outbox();
   const bool has_work = (core && core->has_work()) || holds;
   const uint64_t counting_until = core && !outbox ? core->sleeping_until(cycle_) : 0;
-  t.sleep_until = holds || rc.progressed ? 0 : counting_until;
+  clock.sleep_until = holds || rc.progressed ? 0 : counting_until;
   // No progress: the next cycle would repeat this one until an input arrives (a wavelet or a
   // credit, which makes the tile a receiver in commit, or the host). Dozing: the core only
   // counts down and the router moved nothing, so the cycles up to the core's wake-up repeat
   // this one too, each a busy cycle.
   const bool may_wait = has_work && !outbox && !events && options_.wake_on_input;
-  t.doze_until = may_wait && counting_until && !rc.progressed ? counting_until : 0;
-  const bool waiting = may_wait && (!progressed || t.doze_until);
+  clock.doze_until = may_wait && counting_until && !rc.progressed ? counting_until : 0;
+  const bool waiting = may_wait && (!progressed || clock.doze_until);
   tile_flags_[s] = uint8_t((progressed ? kProgressed : 0) | (has_work ? kHasWork : 0) | (outbox ? kOutbox : 0) |
                            (waiting ? kWaiting : 0) | (rc.edge_traffic ? kEdge : 0) |
-                           (!t.log.empty() || !t.events.events().empty() ? kOutput : 0));
+                           (logged || (events && !events->events().empty()) ? kOutput : 0));
 }
 
 void Wafer::commit_tile(uint32_t s) {
   TileState& t = states_[s];
   for (int d = 0; d < kNumLinkDirections; ++d) {
-    const uint32_t n = t.neighbor[d];
+    const uint32_t n = neighbors_[s][d];
     if (n == kNone) continue;
     const RouterState& nr = states_[n].router;
     const int back = int(opposite(Direction(d)));
-    if (nr.out_valid & (1u << back)) router_receive(t.router, Direction(d), nr.out_wavelet[back]);
+    if (nr.out_valid & (1u << back)) router_receive(t.router, Direction(d), nr.out_wavelet(back));
     if (nr.out_credits[back]) router_receive_credits(t.router, Direction(d), nr.out_credits[back]);
   }
 }
@@ -461,28 +474,33 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
     scratch_senders_.push_back(s);
     for (int d = 0; d < kNumLinkDirections; ++d) {
       if (!((r.out_valid >> d) & 1) && !r.out_credits[d]) continue;
-      const uint32_t n = states_[s].neighbor[d];
-      if (n == kNone || states_[n].commit_epoch == cycle_) continue;
-      states_[n].commit_epoch = cycle_;
+      const uint32_t n = neighbors_[s][d];
+      if (n == kNone || (in_active_[n] & kReceiving)) continue;
+      in_active_[n] |= kReceiving;
       scratch_receivers_.push_back(n);
     }
   }
-  // As in compute_band: the receiver's router ahead, then the channels the wavelets and
-  // credits coming in will touch.
+  // As in compute_band: ahead, the receiver's router and its neighbours' outboxes (the first
+  // line of each tile), then the channels the wavelets and credits coming in will touch.
   for_each_band(scratch_receivers_, [this](const uint32_t* band, size_t n) {
     for (size_t i = 0; i < n; ++i) {
       if (i + 4 < n) {
-        for (int k = 0; k < 3; ++k) __builtin_prefetch(reinterpret_cast<const char*>(&states_[band[i + 4]]) + 64 * k);
+        const uint32_t r = band[i + 4];
+        __builtin_prefetch(&states_[r]);
+        __builtin_prefetch(reinterpret_cast<const char*>(&states_[r]) + 64);
+        for (const uint32_t nb : neighbors_[r])
+          if (nb != kNone) __builtin_prefetch(&states_[nb]);
       }
       if (i + 2 < n) {
-        const TileState& t = states_[band[i + 2]];
+        const uint32_t r = band[i + 2];
+        const TileState& t = states_[r];
         for (int d = 0; d < kNumLinkDirections; ++d) {
-          if (t.neighbor[d] == kNone) continue;
-          const RouterState& nr = states_[t.neighbor[d]].router;
+          if (neighbors_[r][d] == kNone) continue;
+          const RouterState& nr = states_[neighbors_[r][d]].router;
           const int back = int(opposite(Direction(d)));
           uint32_t colors = nr.out_credits[back];
           if (nr.out_valid & (1u << back)) {
-            const int c = nr.out_wavelet[back].color;
+            const int c = nr.out_wavelet(back).color;
             colors |= 1u << c;
             if (const int k = t.router.channel_of_color[c]; k >= 0) __builtin_prefetch(&t.router.channels[size_t(k)].input[d]);
           }
@@ -515,8 +533,8 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
         waiting_.push_back(s);
       }
       ++waiting_count_;
-      if (t.doze_until) {
-        dozers_.emplace_back(t.doze_until, s);
+      if (const uint64_t until = clocks_[s].doze_until) {
+        dozers_.emplace_back(until, s);
         std::push_heap(dozers_.begin(), dozers_.end(), std::greater<>());
         ++dozing_count_;
       }
@@ -525,7 +543,10 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
   scratch_due_.clear();
   take_due_dozers(cycle_ + 1, scratch_due_);
   bool newcomers = !scratch_due_.empty();
-  for (uint32_t s : scratch_receivers_) newcomers |= !(in_active_[s] & kInActiveSet);
+  for (uint32_t s : scratch_receivers_) {
+    in_active_[s] &= uint8_t(~kReceiving);
+    newcomers |= !(in_active_[s] & kInActiveSet);
+  }
   if (newcomers) {
     if (active_bits_.empty()) active_bits_.assign((size_t(width_) * size_t(height_) + 63) / 64, 0);
     size_t lo = active_bits_.size(), hi = 0;
@@ -539,12 +560,12 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
     auto wake = [&](uint32_t s) {
       if (in_active_[s] & kInActiveSet) return;
       in_active_[s] |= kInActiveSet;
-      if (TileState& t = states_[s]; t.waiting_since != kAwake) {
+      if (states_[s].waiting_since != kAwake) {
         // Woken for cycle_ + 1: it would have stalled (or dozed) in every cycle up to this one.
         ++cycle_;
         catch_up(s);
         --cycle_;
-        stop_waiting(t);
+        stop_waiting(s);
       }
       mark(s);
     };
@@ -568,7 +589,7 @@ bool Wafer::step_cycle(std::optional<Fault>& fault, uint64_t limit) {
     // A dozing tile must be in the active set of its wake-up cycle: stop short of it.
     uint64_t wake = dozers_.empty() ? limit : std::min(limit, dozers_.front().first - 1);
     for (uint32_t s : active_) {
-      const uint64_t until = states_[s].sleep_until;
+      const uint64_t until = clocks_[s].sleep_until;
       if (until <= cycle_) {
         wake = 0;
         break;

@@ -163,21 +163,25 @@ class Wafer {
  private:
   static constexpr uint32_t kNone = 0xFFFFFFFFu;
   static constexpr uint64_t kAwake = ~uint64_t{0};
-  struct TileState {
+  // A tile-step reads and writes these 8 bytes and the router's hot part (router.hpp): three
+  // cache lines, tiles aligned to lines. What serial passes over many tiles read (neighbours,
+  // wake-up cycles) is in dense per-state arrays beside states_; the waiting mark, log, fault and
+  // trace buffers, read only when the step says it used them, come last.
+  struct alignas(64) TileState {
     uint16_t x = 0, y = 0;
-    std::array<uint32_t, kNumLinkDirections> neighbor{kNone, kNone, kNone, kNone};
     uint32_t core = kNone;  // index into cores_
     RouterState router;
-    // Per-cycle scratch, written by the tile's own compute (the summary bits are in tile_flags_).
-    uint64_t sleep_until = 0;  // > 0: only counting down a multi-cycle instruction until then
-    uint64_t commit_epoch = ~uint64_t{0};
     uint64_t waiting_since = kAwake;  // first cycle it was not stepped while waiting for input
+    std::vector<LogLine> log;
+    std::optional<Fault> fault;
+    EventRecorder events;
+  };
+  // Per-cycle scratch, written by the tile's own compute (the summary bits are in tile_flags_).
+  struct TileClock {
+    uint64_t sleep_until = 0;  // > 0: only counting down a multi-cycle instruction until then
     // > 0 while waiting: the core only counts down until then (dozing), so each cycle it is not
     // stepped is a busy cycle, and it wakes at that cycle if no input woke it first.
     uint64_t doze_until = 0;
-    std::optional<Fault> fault;
-    std::vector<LogLine> log;
-    EventRecorder events;
   };
 
   uint32_t state_at(int x, int y) const;
@@ -190,7 +194,7 @@ class Wafer {
   void catch_up(uint32_t s);
   void catch_up_waiting();  // every waiting tile, so that stats and reports are exact
   void wake_all_waiting();
-  void stop_waiting(TileState& t);  // the counts of waiting and dozing tiles follow
+  void stop_waiting(uint32_t s);  // the counts of waiting and dozing tiles follow
   // Dozing tiles whose wake-up cycle is at most `cycle` (stale heap entries dropped).
   void take_due_dozers(uint64_t cycle, std::vector<uint32_t>& due);
   uint64_t earliest_dozer();        // kAwake when none
@@ -221,6 +225,8 @@ class Wafer {
   uint64_t cycle_ = 0;
   std::vector<uint32_t> tile_state_;  // per tile (y * width + x): index into states_, or kNone
   std::vector<TileState> states_;
+  std::vector<std::array<uint32_t, kNumLinkDirections>> neighbors_;  // per state: its N, E, S, W, or kNone
+  std::vector<TileClock> clocks_;                                    // per state
   std::vector<PeCore> cores_;
   std::vector<LoadedProgram> programs_;
   std::map<const isa::ObjectImage*, uint32_t> program_index_;

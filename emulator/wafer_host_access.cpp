@@ -59,7 +59,7 @@ void Wafer::refresh_credits(uint32_t s, int color) {
   TileState& t = states_[s];
   ColorChannel* ch = t.router.channel(color);
   for (int d = 0; d < kNumLinkDirections; ++d) {
-    const uint32_t n = t.neighbor[d];
+    const uint32_t n = neighbors_[s][d];
     const int back = int(opposite(Direction(d)));
     ColorChannel* nc = n == kNone ? nullptr : states_[n].router.channel(color);
     if (ch) {
@@ -124,7 +124,7 @@ void Wafer::set_route(int x, int y, int color, const ColorRoute& route) {
   refresh_credits(s, color);
   activate_state(s);
   // The neighbours' credits toward this router changed: a neighbour waiting for one wakes.
-  for (const uint32_t n : states_[s].neighbor)
+  for (const uint32_t n : neighbors_[s])
     if (n != kNone && states_[n].waiting_since != kAwake) activate_state(n);
 }
 

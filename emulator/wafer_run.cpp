@@ -39,7 +39,7 @@ RunResult Wafer::finish(RunResult r, uint64_t start) {
 uint64_t Wafer::earliest_dozer() {
   while (!dozers_.empty()) {
     const auto [until, s] = dozers_.front();
-    if (states_[s].waiting_since != kAwake && states_[s].doze_until == until) return until;
+    if (states_[s].waiting_since != kAwake && clocks_[s].doze_until == until) return until;
     std::pop_heap(dozers_.begin(), dozers_.end(), std::greater<>());
     dozers_.pop_back();
   }
