@@ -34,6 +34,7 @@
 #include "emulator/arch_profile.hpp"
 #include "emulator/fault.hpp"
 #include "emulator/hang_report.hpp"
+#include "emulator/huge_page_allocator.hpp"
 #include "emulator/loaded_program.hpp"
 #include "emulator/pe_core.hpp"
 #include "emulator/router.hpp"
@@ -224,10 +225,10 @@ class Wafer {
   std::unique_ptr<ThreadPool> pool_;
   uint64_t cycle_ = 0;
   std::vector<uint32_t> tile_state_;  // per tile (y * width + x): index into states_, or kNone
-  std::vector<TileState> states_;
+  std::vector<TileState, HugePageAllocator<TileState>> states_;
   std::vector<std::array<uint32_t, kNumLinkDirections>> neighbors_;  // per state: its N, E, S, W, or kNone
   std::vector<TileClock> clocks_;                                    // per state
-  std::vector<PeCore> cores_;
+  std::vector<PeCore, HugePageAllocator<PeCore>> cores_;
   std::vector<LoadedProgram> programs_;
   std::map<const isa::ObjectImage*, uint32_t> program_index_;
   static constexpr size_t kBandsPerThread = 4;
