@@ -208,7 +208,7 @@ py::dict executable_dict(const wsemu::compiler::Executable& exe) {
                             return py::dict("name"_a = s.name, "type"_a = std::string(wsemu::isa::elem_type_name(s.type)),
                                             "bytes"_a = wsemu::isa::elem_bytes(s.type), "elems_per_pe"_a = s.elems_per_pe,
                                             "rect"_a = s.rect, "readable"_a = s.host_readable,
-                                            "writable"_a = s.host_writable);
+                                            "writable"_a = s.host_writable, "indirect"_a = s.indirect);
                           }),
       "functions"_a = dicts(exe.functions, [](const auto& f) { return py::dict("name"_a = f.name, "rect"_a = f.rect); }));
 }
