@@ -136,6 +136,12 @@ uint32_t element_address(const SdkRuntime::State& s, const HostSymbol& symbol, i
   return uint32_t(pointer[0]) | uint32_t(pointer[1]) << 8;
 }
 
+// How many elements `symbol` has on fabric PE (fx, fy): an indirect symbol's pointer variable is
+// one word, its elements the host symbol's count.
+uint32_t element_count(const SdkRuntime::State& s, const HostSymbol& symbol, int fx, int fy) {
+  return symbol.indirect ? symbol.elems_per_pe : program_symbol(s, symbol, fx, fy).count;
+}
+
 // The PE's position on its row's memcpy chain; a usage error when its program has no firmware.
 int chain_position_or_fail(const SdkRuntime::State& s, const std::string& what, int fx, int fy,
                            bool backdoor_would_do) {
@@ -474,8 +480,7 @@ std::vector<uint32_t> SdkRuntime::read_symbol(int x, int y, const std::string& s
     usage(fmt::format("read_symbol: PE ({}, {}) is outside rectangle '{}' ({} x {})", x, y, rect.name, rect.width,
                       rect.height));
   const int fx = int(rect.x) + x, fy = int(rect.y) + y;
-  // An indirect symbol: the elements_per_pe elements its pointer variable points to now.
-  const uint32_t count = sym->indirect ? sym->elems_per_pe : program_symbol(s, *sym, fx, fy).count;
+  const uint32_t count = element_count(s, *sym, fx, fy);
   const uint32_t bytes = uint32_t(isa::elem_bytes(sym->type));
   std::vector<uint8_t> buf(size_t(count) * bytes);
   try {
@@ -504,7 +509,7 @@ void SdkRuntime::State::write_initial_symbols() {
       usage(fmt::format("initial value of '{}': PE ({}, {}) is outside rectangle '{}' ({} x {})", i.symbol, i.x, i.y,
                         rect.name, rect.width, rect.height));
     const int fx = int(rect.x) + i.x, fy = int(rect.y) + i.y;
-    const uint32_t count = sym->indirect ? sym->elems_per_pe : program_symbol(*this, *sym, fx, fy).count;
+    const uint32_t count = element_count(*this, *sym, fx, fy);
     if (i.words.size() > count)
       usage(fmt::format("initial value of '{}': {} elements, the symbol holds {} on PE ({}, {})", i.symbol,
                         i.words.size(), count, i.x, i.y));
