@@ -318,7 +318,6 @@ class Compiler {
   std::vector<RouteConfig> routes;
   std::vector<HostExport> host_exports;
   std::vector<std::string> comptime_prints;
-  std::vector<Diagnostic> warnings;
   int64_t comptime_steps = 0;
 
   // The @map loop being generated (map.cpp): its counter register and its DSD operands, which

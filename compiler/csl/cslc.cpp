@@ -120,7 +120,6 @@ CslResult Compiler::run() {
                          std::to_string(count) + " " + elem->str() + " elements of '" + a.array->csl_name + "'");
     }
   }
-  result.warnings = warnings;
   result.layout_wsl = write_layout();
   for (size_t i = 0; i < programs.size(); ++i) result.programs["pe_" + std::to_string(i) + ".wsa"] = programs[i]->asm_text;
   result.comptime_prints = comptime_prints;

@@ -48,7 +48,6 @@ struct CslOptions {
 struct CslResult {
   std::optional<Executable> executable;
   std::vector<Diagnostic> diagnostics;
-  std::vector<Diagnostic> warnings;  // the executable is still made
   std::string layout_wsl;                         // the generated layout
   std::map<std::string, std::string> programs;    // generated .wsa file name -> text
   std::vector<std::string> comptime_prints;       // @comptime_print lines

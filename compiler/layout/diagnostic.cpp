@@ -17,7 +17,7 @@ std::string located(const std::string& file, int line, int col, Severity severit
       out += std::to_string(col);
     }
   }
-  out += severity == Severity::ERROR ? ": error: " : severity == Severity::WARNING ? ": warning: " : ": note: ";
+  out += severity == Severity::ERROR ? ": error: " : ": note: ";
   out += message;
   if (line > 0 && !source_line.empty()) {
     out += '\n';

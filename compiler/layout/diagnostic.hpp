@@ -15,7 +15,7 @@
 
 namespace wsemu::compiler::layout {
 
-enum class Severity { ERROR, WARNING, NOTE };
+enum class Severity { ERROR, NOTE };
 
 // One `include` statement on the way from the layout file to a diagnostic's position.
 struct IncludeSite {
@@ -35,7 +35,7 @@ struct Diagnostic {
   // Where the file of this position was included from, innermost first; empty for a position
   // in the layout file itself.
   std::vector<IncludeSite> included_from;
-  // "file:line:col: error: message\n<source line>\n<caret>" (warnings and notes say "warning:", "note:"), then one
+  // "file:line:col: error: message\n<source line>\n<caret>" (a note says "note:"), then one
   // "file:line:col: note: included from here" with its line and caret per include site.
   std::string to_string() const;
 };

@@ -122,7 +122,6 @@ int run_cslc(const CslcArgs& a, const std::vector<std::string>& extras) {
   o.asm_include_dirs.push_back(firmware::include_dir());
   compiler::csl::CslResult r = compiler::csl::compile_csl(o);
   for (const std::string& line : r.comptime_prints) std::printf("%s\n", line.c_str());
-  for (const auto& d : r.warnings) std::fprintf(stderr, "%s\n", d.to_string().c_str());
   for (const auto& d : r.diagnostics) std::fprintf(stderr, "%s\n", d.to_string().c_str());
   if (!r.ok()) {
     std::fprintf(stderr, "wsemu cslc: compilation failed; no executable written\n");
