@@ -16,6 +16,12 @@ std::string_view elem_type_name(ElemType t) {
   return "?";
 }
 
+std::optional<ElemType> elem_type_named(std::string_view name) {
+  for (const ElemType t : {ElemType::I16, ElemType::U16, ElemType::I32, ElemType::U32, ElemType::F16, ElemType::F32})
+    if (elem_type_name(t) == name) return t;
+  return std::nullopt;
+}
+
 int elem_bytes(ElemType t) {
   switch (t) {
     case ElemType::I16:

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,8 @@ const typename Entries::value_type* find_named(const Entries& entries, std::stri
 
 enum class ElemType : uint8_t { I16, U16, I32, U32, F16, F32 };
 std::string_view elem_type_name(ElemType t);
+// The type elem_type_name gives `name` ("f32", ...); nullopt for any other text.
+std::optional<ElemType> elem_type_named(std::string_view name);
 int elem_bytes(ElemType t);
 
 struct Symbol {

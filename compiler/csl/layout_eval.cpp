@@ -390,8 +390,7 @@ void Compiler::finish_executable(Executable& exe) {
         if (held != h.type->elem->str())
           fail(h.span, "'" + h.name + "' is exported as " + h.type->str() + " but a pointer variable to " + held +
                            " elements is exported under that name");
-        for (int t = 0; t <= int(isa::ElemType::F32); ++t)
-          if (isa::elem_type_name(isa::ElemType(t)) == held) type = isa::ElemType(t);
+        if (const std::optional<isa::ElemType> named = isa::elem_type_named(held)) type = *named;
         min_count = std::min(min_count, uint32_t(std::max<int64_t>(0, p->exported_symbol_counts.at(h.name))));
       }
     }
@@ -411,7 +410,7 @@ void Compiler::finish_executable(Executable& exe) {
         const isa::Symbol* sym = img->find_symbol(h.name);
         if (!sym || !sym->exported || indirect) continue;  // the host may copy it to the PEs that export it
         const TypeRef& et = h.type->elem;
-        const std::string want = et->kind == TK::FLOAT ? et->str() : et->str();
+        const std::string want = et->str();
         if (std::string(isa::elem_type_name(sym->type)) != want)
           fail(h.span, "'" + h.name + "' is exported as " + h.type->str() + " but " + where + " holds " +
                            std::string(isa::elem_type_name(sym->type)) + " elements");

@@ -411,18 +411,9 @@ ExportSymbolAst Parser::export_symbol(const Token& kw) {
   expect_punct(":", "before the element type (export symbol NAME : f32[N])");
   const Token& type = expect_ident("an element type (f32, f16, i32, u32, i16 or u16)");
   s.type_loc = type.loc;
-  static const std::pair<std::string_view, isa::ElemType> kTypes[] = {
-      {"f32", isa::ElemType::F32}, {"f16", isa::ElemType::F16}, {"i32", isa::ElemType::I32},
-      {"u32", isa::ElemType::U32}, {"i16", isa::ElemType::I16}, {"u16", isa::ElemType::U16}};
-  bool found = false;
-  for (auto& [n, t] : kTypes)
-    if (type.text == n) {
-      s.type = t;
-      found = true;
-    }
-  if (!found)
-    fail(type.loc, "unknown element type '" + type.text +
-                       "' (expected f32, f16, i32, u32, i16 or u16)");
+  const std::optional<isa::ElemType> named = isa::elem_type_named(type.text);
+  if (!named) fail(type.loc, "unknown element type '" + type.text + "' (expected f32, f16, i32, u32, i16 or u16)");
+  s.type = *named;
   expect_punct("[", "before the number of elements per PE (f32[N])");
   check_lexical();
   s.count_loc = peek().loc;
