@@ -584,7 +584,8 @@ void csl_rows(const std::string& sdk, const std::string& stencil2d, const std::v
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string arch = "wse2", rows = "reduce,kernels,memcpy,launch", sdk, stencil2d;
+  std::string arch = "wse2", sdk, stencil2d;
+  std::vector<std::string> rows{"reduce", "kernels", "memcpy", "launch"};
   std::vector<std::string> overrides;
   CLI::App app{
       "calibration: issue #16's table (kernels/README.md \"Calibration\"): published cycles, "
@@ -595,6 +596,8 @@ int main(int argc, char** argv) {
   app.add_option("--set", overrides, "key=value of the profile (as wsemu info --set); repeatable")
       ->allow_extra_args(false);
   app.add_option("--rows", rows, "rows: reduce,kernels,memcpy,launch,bicgstab,fft,csl")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"reduce", "kernels", "memcpy", "launch", "bicgstab", "fft", "csl"}))
       ->capture_default_str();
   app.add_option("--sdk", sdk, "a checkout of the SDK examples (csl rows)");
   app.add_option("--stencil2d", stencil2d, "the community Stencil2D folder (csl rows)");
@@ -602,13 +605,14 @@ int main(int argc, char** argv) {
   WSEMU_CLI_PARSE(app, argc, argv);
   try {
     const emu::ArchProfile p = emu::arch_profile_with(arch, overrides);
-    if (rows.find("reduce") != std::string::npos) reduce_rows(p);
-    if (rows.find("kernels") != std::string::npos) kernel_rows(overrides);
-    if (rows.find("memcpy") != std::string::npos) memcpy_rows(overrides);
-    if (rows.find("launch") != std::string::npos) launch_rows(overrides);
-    if (rows.find("bicgstab") != std::string::npos) bicgstab_rows(overrides);
-    if (rows.find("fft") != std::string::npos) fft_rows(overrides);
-    if (rows.find("csl") != std::string::npos) csl_rows(sdk, stencil2d, overrides);
+    const auto wants = [&](const char* name) { return std::find(rows.begin(), rows.end(), name) != rows.end(); };
+    if (wants("reduce")) reduce_rows(p);
+    if (wants("kernels")) kernel_rows(overrides);
+    if (wants("memcpy")) memcpy_rows(overrides);
+    if (wants("launch")) launch_rows(overrides);
+    if (wants("bicgstab")) bicgstab_rows(overrides);
+    if (wants("fft")) fft_rows(overrides);
+    if (wants("csl")) csl_rows(sdk, stencil2d, overrides);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "calibration: %s\n", e.what());
     return 3;
