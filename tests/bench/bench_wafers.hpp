@@ -21,14 +21,7 @@ inline constexpr emu::DirectionMask kW = emu::bit(emu::Direction::WEST), kE = em
                                     kR = emu::bit(emu::Direction::RAMP);
 
 inline std::unique_ptr<emu::Wafer> dense_wafer(int side, int threads) {
-  auto img = assemble(R"(
-.arch wse3
-.data
-x:      .f32 [128]
-y:      .f32 [128]
-.dsd    xd = mem1d(x, 128)
-.dsd    yd = mem1d(y, 128)
-.code
+  auto img = assemble(".arch wse3\n.data\n" + testing::xy_vectors("128") + R"(.code
 .task main, local, 10
 main:
   li r2, 1.0001

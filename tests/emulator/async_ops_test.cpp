@@ -68,15 +68,8 @@ after:
 TEST(AsyncOps, MicrothreadOverlapsTheMainThread) {
   // An async fmacs over 200 elements (1 per cycle: ~202 cycles) runs while the main thread
   // loops ~150 cycles; the two overlap, so the whole run is far shorter than their sum.
-  SinglePe pe(R"(
-.arch wse3
-.data
-x:      .f32 [200]
-y:      .f32 [200]
-count:  .u32 [1]
+  SinglePe pe(".arch wse3\n.data\n" + xy_vectors("200") + R"(count:  .u32 [1]
 done_at: .u32 [1]
-.dsd    xd = mem1d(x, 200)
-.dsd    yd = mem1d(y, 200)
 .code
 .task start, local, 10
 .task done, local, 11

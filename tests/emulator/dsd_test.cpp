@@ -279,15 +279,9 @@ main:
 }
 
 // Cycles from the `tsc` before an op to the one after it: 1 (tsc) + startup + ceil(len/width).
-// `op` works on `x` (dx) and `y` (dy), LEN elements each.
+// `op` works on `x` (xd) and `y` (yd), LEN elements each.
 uint32_t measure(const char* arch, const std::string& op, int length) {
-  const std::string source = std::string(".arch ") + arch + R"(
-.data
-x:      .f32 [LEN]
-y:      .f32 [LEN]
-cycles: .u32 [1]
-.dsd    dx = mem1d(x, LEN)
-.dsd    dy = mem1d(y, LEN)
+  const std::string source = std::string(".arch ") + arch + "\n.data\n" + xy_vectors("LEN") + R"(cycles: .u32 [1]
 .code
 main:
   tsc r1
@@ -304,11 +298,11 @@ main:
 
 TEST(Dsd, VectorTimingFollowsTheSimdWidthTable) {
   // startup 2; fadds is 2 wide on wse2, 4 on wse3; fmacs is 1 wide on both.
-  EXPECT_EQ(measure("wse2", "fadds dy, dy, dx", 10), 1u + 2 + 5);
-  EXPECT_EQ(measure("wse3", "fadds dy, dy, dx", 10), 1u + 2 + 3);
-  EXPECT_EQ(measure("wse2", "fmacs dy, dy, dx, dx", 10), 1u + 2 + 10);
-  EXPECT_EQ(measure("wse3", "fmacs dy, dy, dx, dx", 10), 1u + 2 + 10);
-  EXPECT_EQ(measure("wse2", "fadds dy, dy, dx", 0), 1u + 2);
+  EXPECT_EQ(measure("wse2", "fadds yd, yd, xd", 10), 1u + 2 + 5);
+  EXPECT_EQ(measure("wse3", "fadds yd, yd, xd", 10), 1u + 2 + 3);
+  EXPECT_EQ(measure("wse2", "fmacs yd, yd, xd, xd", 10), 1u + 2 + 10);
+  EXPECT_EQ(measure("wse3", "fmacs yd, yd, xd, xd", 10), 1u + 2 + 10);
+  EXPECT_EQ(measure("wse2", "fadds yd, yd, xd", 0), 1u + 2);
 }
 
 TEST(Dsd, DescriptorMutators) {

@@ -95,15 +95,7 @@ on3:
 }
 
 TEST(Fault, MicrothreadAlreadyBusy) {
-  SinglePe pe(R"(
-.arch wse3
-.task main, local, 10
-.data
-x:      .f32 [50]
-y:      .f32 [50]
-.dsd    xd = mem1d(x, 50)
-.dsd    yd = mem1d(y, 50)
-.code
+  SinglePe pe(".arch wse3\n.task main, local, 10\n.data\n" + xy_vectors("50") + R"(.code
 main:
   fmovs.async yd, xd, ut=2
   fmovs.async xd, yd, ut=2

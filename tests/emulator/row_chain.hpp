@@ -29,7 +29,7 @@ inline RowChainPrograms row_chain_programs(const char* arch, int work = 0) {
     src += ".data\nsum: .u32 [1]\n";
     if (work > 0) {
       src += ".equ WORK, " + std::to_string(work) + "\n";
-      src += "x: .f32 [WORK]\ny: .f32 [WORK]\n.dsd xd = mem1d(x, WORK)\n.dsd yd = mem1d(y, WORK)\n";
+      src += xy_vectors("WORK");
     }
     src += ".code\n";
     if (first)
