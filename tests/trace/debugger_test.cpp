@@ -11,20 +11,22 @@
 namespace wsemu::testing {
 namespace {
 
-// Runs the commands; returns everything the debugger printed.
-std::string session(emu::Wafer& wafer, const std::string& script, debug::Debugger** keep = nullptr) {
+// Runs the commands on `wafer` (each must succeed); every needle must stand in what the
+// debugger printed.
+::testing::AssertionResult session_prints(emu::Wafer& wafer, const std::string& script,
+                                          std::initializer_list<std::string_view> needles) {
   std::ostringstream out;
   debug::Debugger dbg(wafer, out);
   std::istringstream in(script);
   debug::run_script(dbg, in, out, /*echo=*/true);
   EXPECT_FALSE(dbg.any_command_failed()) << out.str();
-  (void)keep;
-  return out.str();
+  return holds_all(out.str(), needles);
 }
 
 TEST(Debugger, BatchBreakStepPrint) {
-  auto wafer = two_pe_send_wafer();
-  const std::string out = session(*wafer, R"(# stop when P1.0 starts its data task
+  // The first `recv` is picked at cycle 8 (tests/trace/golden/two_pe_send.log) and the run
+  // stops there.
+  EXPECT_TRUE(session_prints(*two_pe_send_wafer(), R"(# stop when P1.0 starts its data task
 break task recv at 1,0
 continue
 step 3
@@ -35,10 +37,7 @@ print got
 delete 1
 continue
 print got at 1,0
-)");
-  // The first `recv` is picked at cycle 8 (tests/trace/golden/two_pe_send.log) and the run
-  // stops there.
-  EXPECT_TRUE(holds_all(out, {
+)", {
       "breakpoint 1 at cycle 8: PE(1,0) picked task 4 'recv'",
       "PE(1,0) task 4 'recv' pc 0: ld32 r1, [got]",
       // Three more cycles run ld32 (9), add (10), st32 (11): got = 7, r1 = 7; the clock shows 12.
@@ -54,10 +53,8 @@ print got at 1,0
 }
 
 TEST(Debugger, PcBreakpointStopsBeforeTheInstruction) {
-  auto wafer = two_pe_send_wafer();
   // st32 is pc 2 of the accumulator; it runs at cycle 11, so the stop comes after cycle 10.
-  const std::string out = session(*wafer, "break pc 2 at 1,0\ncontinue\nprint got\nprint r1\nstep\nprint got\n");
-  EXPECT_TRUE(holds_all(out, {
+  EXPECT_TRUE(session_prints(*two_pe_send_wafer(), "break pc 2 at 1,0\ncontinue\nprint got\nprint r1\nstep\nprint got\n", {
       "breakpoint 1 at cycle 10: PE(1,0) is about to run pc 2",
       "PE(1,0) task 4 'recv' pc 2: st32 [got], r1",
       "(wsemu) print got\ngot = 0\n(wsemu) print r1\nr1 = 7",
@@ -66,8 +63,7 @@ TEST(Debugger, PcBreakpointStopsBeforeTheInstruction) {
 }
 
 TEST(Debugger, WatchWaveletAndCycleBreakpoints) {
-  auto wafer = two_pe_send_wafer();
-  const std::string out = session(*wafer, R"(break cycle 3
+  EXPECT_TRUE(session_prints(*two_pe_send_wafer(), R"(break cycle 3
 break wavelet 4 at 1,0
 watch got at 1,0
 continue
@@ -75,8 +71,7 @@ continue
 continue
 continue
 info breakpoints
-)");
-  EXPECT_TRUE(holds_all(out, {
+)", {
       "breakpoint 1: the wafer reached cycle 3",
       "breakpoint 2 at cycle 6: PE(1,0)'s router sent a wavelet of color 4 to the core (RAMP): payload 0x00000007",
       "breakpoint 2 at cycle 8: PE(1,0)'s router sent a wavelet of color 4 to the core (RAMP): payload 0x00000009",
@@ -87,9 +82,7 @@ info breakpoints
 }
 
 TEST(Debugger, WhereAndHangOnTheDeadlock) {
-  auto wafer = deadlock_wafer();
-  const std::string out = session(*wafer, "continue\nwhere\nwhere 1,0,1,1\ninfo queues at 0,0\ninfo routes at 0,0\n");
-  EXPECT_TRUE(holds_all(out, {
+  EXPECT_TRUE(session_prints(*deadlock_wafer(), "continue\nwhere\nwhere 1,0,1,1\ninfo queues at 0,0\ninfo routes at 0,0\n", {
       "the run hangs at cycle 2",
       "deadlock: PE(0,0) -> PE(1,0) -> PE(0,0)",
       "PE(0,0): task 10 'exchange' pc 0 `recv r1, 1",
