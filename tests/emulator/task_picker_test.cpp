@@ -22,6 +22,14 @@ std::vector<uint32_t> order(Wafer& w, const isa::ObjectImage& p, size_t n) {
   return read<uint32_t>(w, 0, 0, addr(p, "order"), n);
 }
 
+// The data of a program whose data task adds up the payloads it gets: one word `sum`.
+const std::string kSum = ".data\nsum: .u32 [1]\n.code\n";
+
+// A data task that adds its wavelet's payload (r0) to `sum`.
+std::string summing_task(const std::string& label) {
+  return label + ":\n  ld32 r5, [sum]\n  add r5, r5, r0\n  st32 [sum], r5\n  exit\n";
+}
+
 TEST(TaskPicker, BlockedTaskStaysActivatedUntilUnblocked) {
   auto p = assemble(kOrder + ".task t10, local, 10\n.task t11, local, 11\n.task t12, local, 12\n" +
                     order_task("t10", 0, "  activate 11\n  block 11\n  activate 12\n") + order_task("t11", 1) +
@@ -103,19 +111,7 @@ on3:
 }
 
 TEST(TaskPicker, DataTaskTriggeredByQueueWse3) {
-  auto p = assemble(R"(
-.arch wse3
-.data
-sum:    .u32 [1]
-.code
-.iqinit 2, 5
-.task onq2, data, queue 2
-onq2:
-  ld32 r5, [sum]
-  add r5, r5, r0
-  st32 [sum], r5
-  exit
-)");
+  auto p = assemble(".arch wse3\n" + kSum + ".iqinit 2, 5\n.task onq2, data, queue 2\n" + summing_task("onq2"));
   Wafer w(emu::arch_profile("wse3"), 1, 1);
   w.load_program(0, 0, p);
   w.set_route(0, 0, 5, route("W", "R"));
@@ -128,23 +124,8 @@ onq2:
 TEST(TaskPicker, BlockedDataTaskHoldsWaveletsUntilUnblocked) {
   // The data task on color 3 starts blocked; local task 10 unblocks it after the wavelets
   // arrived, and the data task then runs once per wavelet.
-  auto p = assemble(R"(
-.arch wse2
-.data
-sum:    .u32 [1]
-.code
-.iqinit 1, 3
-.task on3, data, color 3, blocked
-.task release, local, 10
-on3:
-  ld32 r5, [sum]
-  add r5, r5, r0
-  st32 [sum], r5
-  exit
-release:
-  unblock 3
-  exit
-)");
+  auto p = assemble(".arch wse2\n" + kSum + ".iqinit 1, 3\n.task on3, data, color 3, blocked\n.task release, local, 10\n" +
+                    summing_task("on3") + "release:\n  unblock 3\n  exit\n");
   Wafer w(emu::arch_profile("wse2"), 1, 1);
   w.load_program(0, 0, p);
   w.set_route(0, 0, 3, route("W", "R"));
