@@ -6,7 +6,10 @@
 // CslGrid, the parameter of the tests that run one program on grids of PEs.
 #pragma once
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -43,6 +46,17 @@ inline compiler::csl::CslResult compile_csl_kernel(const std::string& layout_fil
   o.placement = at;
   o.params = std::move(params);
   o.out_dir = (std::filesystem::temp_directory_path() / out_folder).string();
+  // Tests that compile into the same folder take turns: CTest -j runs each test in a process of
+  // its own (CslPipeline02's two tests both use wsemu-csl-pipeline-02-fifo-wse2) and other
+  // checkouts share the temporary folder, and one compile reading the sources another is
+  // writing fails at random. The lock is a file beside the folder, held until the compile returns.
+  struct FolderLock {
+    int fd;
+    ~FolderLock() {
+      if (fd >= 0) ::close(fd);
+    }
+  } lock{::open((o.out_dir + ".lock").c_str(), O_CREAT | O_RDWR | O_CLOEXEC, 0644)};
+  if (lock.fd >= 0) ::flock(lock.fd, LOCK_EX);
   return compiler::csl::compile_csl(o);
 }
 
