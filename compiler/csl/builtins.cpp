@@ -4,6 +4,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "isa/asm/lexer.hpp"
 #include "isa/fp16.hpp"
 
 #include "compiler/csl/codegen.hpp"
@@ -466,15 +467,7 @@ Value Compiler::builtin(const Expr& e, Ctx& ctx) {
     argc(want, want);
     const Value text = ct(0, "text");
     if (text.k != K::STRING) fail(e.args[0]->span, "@" + n + " needs a string");
-    std::string quoted = "\"";
-    for (unsigned char ch : text.s) {
-      static const char* hex_digits = "0123456789ABCDEF";
-      if (ch == '\n') quoted += "\\n";
-      else if (ch == '"' || ch == '\\') quoted += std::string("\\") + char(ch);
-      else if (ch < 0x20 || ch >= 0x7F) quoted += std::string("\\x") + hex_digits[ch >> 4] + hex_digits[ch & 15];
-      else quoted += char(ch);
-    }
-    quoted += '"';
+    const std::string quoted = isa::assembler::quote_string(text.s);
     if (want == 1) {
       emit(ctx, "dprint " + quoted, e.span);
       return none;
