@@ -16,6 +16,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 
 #include "emulator/fault.hpp"
 #include "isa/fp16.hpp"
@@ -221,6 +222,99 @@ void memory_loop(PeCore& core, VectorOp& op, std::array<Lane, 4>& lanes) {
   op.carry = carry;
 }
 
+// The common case of the above: every operand 32-bit and every source element inside SRAM's
+// storage once the destination's stores have grown it (below). Then a lane is a pointer into
+// the storage, a register source is read once (the destination is memory, so no element
+// changes it), and an absent source reads a zero, as above; element i still reads every source
+// before it writes, so overlapping operands give the same results.
+struct StoredLanes {
+  std::array<uint8_t*, 4> p{};  // [0] the destination
+  std::array<int32_t, 4> step{};
+};
+
+template <Opcode OP>
+[[gnu::always_inline]] inline void stored_loop_body(uint32_t count, StoredLanes l) {
+  uint32_t carry = 0;  // only addc16 uses it, never 32-bit
+  for (uint32_t e = 0; e < count; ++e) {
+    uint32_t a, b, c;
+    std::memcpy(&a, l.p[1], 4);
+    std::memcpy(&b, l.p[2], 4);
+    std::memcpy(&c, l.p[3], 4);
+    const uint32_t res = compute(OP, a, b, c, carry);
+    std::memcpy(l.p[0], &res, 4);
+    for (int i = 0; i < 4; ++i) l.p[i] += l.step[i];
+  }
+}
+
+template <Opcode OP>
+void stored_loop(uint32_t count, const StoredLanes& l) {
+  stored_loop_body<OP>(count, l);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+// Without -mfma, std::fma is a call into libm per element (a third of a dense fmacs); with the
+// instruction, the same fused, once-rounded result inline. Chosen at run time by the CPU.
+[[gnu::target("fma")]] void stored_loop_fmacs_fma(uint32_t count, const StoredLanes& l) {
+  stored_loop_body<Opcode::FMACS>(count, l);
+}
+const bool kCpuHasFma = __builtin_cpu_supports("fma");
+#endif
+
+bool run_stored_op(PeCore& core, VectorOp& op, const std::array<Lane, 4>& lanes) {
+  Sram& sram = core.sram;
+  const int n = op.num_operands;
+  if (lanes[0].is_reg) return false;
+  // A destination past the storage grows it as its stores would have, element by element
+  // (the capacity the host sees follows the same steps); the bytes it adds are zeros, which is
+  // what a source read there gives before the store. A source past the storage after that
+  // reads zeros all along: the element loop above does that.
+  auto highest = [&](const Lane& lane) {
+    return std::max<int64_t>(lane.addr, int64_t(lane.addr) + int64_t(op.length - 1) * lane.step) + 4;
+  };
+  const uint32_t dst_end = uint32_t(highest(lanes[0]));
+  const int64_t stored_after = sram.stored_bytes_after_store(dst_end);
+  for (int i = 0; i < n; ++i) {
+    if (lanes[i].bits != 32) return false;
+    if (i > 0 && !lanes[i].is_reg && highest(lanes[i]) > stored_after) return false;
+  }
+  if (dst_end > sram.stored_bytes())
+    for (uint32_t e = op.done; e < op.length; ++e) {
+      const uint32_t end = uint32_t(int64_t(lanes[0].addr) + int64_t(e) * lanes[0].step) + 4;
+      if (end > sram.stored_bytes()) sram.grow_for_store(end);
+    }
+  StoredLanes l;
+  std::array<uint32_t, 4> held{};  // register sources, and the zero of an absent one
+  for (int i = 0; i < 4; ++i) l.p[i] = reinterpret_cast<uint8_t*>(&held[i]);
+  for (int i = 0; i < n; ++i) {
+    const Lane& lane = lanes[i];
+    if (lane.is_reg) {
+      held[i] = core.regs[lane.reg];
+      continue;
+    }
+    l.p[i] = sram.stored() + lane.addr;
+    l.step[i] = lane.step;
+  }
+  const uint32_t count = op.length - op.done;
+  switch (op.op) {
+    case Opcode::FMACS:
+#if defined(__x86_64__) && defined(__GNUC__)
+      if (kCpuHasFma) {
+        stored_loop_fmacs_fma(count, l);
+        break;
+      }
+#endif
+      stored_loop<Opcode::FMACS>(count, l);
+      break;
+#define WSEMU_STORED_LOOP(name) \
+  case Opcode::name: stored_loop<Opcode::name>(count, l); break;
+    WSEMU_STORED_LOOP(FADDS) WSEMU_STORED_LOOP(FSUBS) WSEMU_STORED_LOOP(FMULS) WSEMU_STORED_LOOP(FMOVS)
+    WSEMU_STORED_LOOP(FNEGS) WSEMU_STORED_LOOP(FMAXS) WSEMU_STORED_LOOP(FABSS) WSEMU_STORED_LOOP(MOV32)
+#undef WSEMU_STORED_LOOP
+    default: return false;
+  }
+  return true;
+}
+
 bool run_memory_op(PeCore& core, VectorOp& op) {
   const Sram& sram = core.sram;
   const int n = op.num_operands;
@@ -244,6 +338,11 @@ bool run_memory_op(PeCore& core, VectorOp& op) {
     l.step = int32_t(v.d.stride * eb);
   }
   if (!fast) return false;
+  if (run_stored_op(core, op, lanes)) {
+    core.stats.vector_elements += op.length - op.done;
+    op.done = op.length;
+    return true;
+  }
   switch (op.op) {
 #define WSEMU_MEMORY_LOOP(name) \
   case Opcode::name: memory_loop<Opcode::name>(core, op, lanes); break;
@@ -352,8 +451,10 @@ void PeCore::issue_vector(const isa::Instruction& insn, const Context& ctx, Cycl
       fabout_queue = q;
     }
   }
-  for (int s = 0; s < int(ops.size()); ++s) {
-    if (!ops[s].active) continue;
+  // Only when this op uses a queue, and only the running ops (their bits, not their lines: at
+  // a large fabric each op's line is a miss, and a memory-only op would read all nine).
+  for (uint32_t m = fabin_queue >= 0 || fabout_queue >= 0 ? ops_active : 0u; m; m &= m - 1) {
+    const int s = __builtin_ctz(m);
     for (const VectorOperand& v : ops[s].operands) {
       const int q = v.d.queue & 7;
       if ((v.kind == Kind::FABIN && q == fabin_queue) || (v.kind == Kind::FABOUT && q == fabout_queue))

@@ -7,6 +7,7 @@
 // above the code). Plain data: copyable as a snapshot.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <span>
@@ -31,6 +32,16 @@ class Sram {
   uint16_t load16(uint32_t addr) const { return fast<uint16_t>(addr, false) ? load<uint16_t>(addr) : load16_slow(addr); }
   void store32(uint32_t addr, uint32_t v) { fast<uint32_t>(addr, true) ? store(addr, v) : store32_slow(addr, v); }
   void store16(uint32_t addr, uint16_t v) { fast<uint16_t>(addr, true) ? store(addr, v) : store16_slow(addr, v); }
+
+  // The bytes stored so far (the allocation), for a bulk operation that has checked every
+  // address it will touch against bounds, alignment and the code region itself.
+  uint8_t* stored() { return bytes_.data(); }
+  uint32_t stored_bytes() const { return uint32_t(bytes_.size()); }
+  // What a store ending at byte `end` (checked) grows the storage to, as store32 would.
+  void grow_for_store(uint32_t end) { grow_to(end); }
+  uint32_t stored_bytes_after_store(uint32_t end) const {
+    return end <= bytes_.size() ? uint32_t(bytes_.size()) : std::min<uint32_t>(size_, (end + 1023) / 1024 * 1024);
+  }
 
   // Checks that [addr, addr + count * elem_bytes) is inside SRAM and aligned (and, for a
   // write, above the code); throws a kernel error naming `what` otherwise.

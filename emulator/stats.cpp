@@ -157,7 +157,8 @@ size_t Wafer::host_memory_bytes() const {
   bytes += tile_state_.capacity() * sizeof(uint32_t) + active_bits_.capacity() * sizeof(uint64_t) +
            waiting_.capacity() * sizeof(uint32_t);
   bytes += states_.capacity() * sizeof(TileState) + in_active_.capacity() + tile_flags_.capacity() +
-           neighbors_.capacity() * sizeof(neighbors_[0]) + clocks_.capacity() * sizeof(TileClock);
+           neighbors_.capacity() * sizeof(neighbors_[0]) + clocks_.capacity() * sizeof(TileClock) +
+           fabric_pos_.capacity() * sizeof(uint32_t);
   for (const TileState& s : states_) bytes += s.router.channels.capacity() * sizeof(ColorChannel);
   bytes += cores_.capacity() * sizeof(PeCore);
   for (const PeCore& c : cores_) bytes += c.sram.allocated_bytes();

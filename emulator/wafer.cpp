@@ -99,15 +99,14 @@ uint32_t Wafer::ensure_state(int x, int y) {
   states_.push_back(std::move(t));
   neighbors_.push_back(neighbor);
   clocks_.emplace_back();
+  fabric_pos_.push_back(uint32_t(y) * uint32_t(width_) + uint32_t(x));
   in_active_.push_back(0);
   tile_flags_.push_back(0);
   tile_state_[size_t(y) * size_t(width_) + size_t(x)] = s;
   return s;
 }
 
-uint32_t Wafer::fabric_index(uint32_t s) const {
-  return uint32_t(states_[s].y) * uint32_t(width_) + states_[s].x;
-}
+uint32_t Wafer::fabric_index(uint32_t s) const { return fabric_pos_[s]; }
 
 void Wafer::catch_up(uint32_t s) {
   TileState& t = states_[s];
@@ -258,12 +257,25 @@ void Wafer::compute_band(const uint32_t* band, size_t n) {
   auto lines = [](const void* p, size_t count) {
     for (size_t i = 0; i < count; ++i) __builtin_prefetch(static_cast<const char*>(p) + 64 * i);
   };
+  // The vector instruction the main thread issues in this cycle, if it issues one: its
+  // descriptors and the memory they cover are read at issue (a synchronous op over memory runs
+  // whole then), each a miss at a large fabric.
+  auto issuing_vector = [this](const PeCore& c) -> const isa::Instruction* {
+    if (!c.main.running || c.main.in_sync_op || c.main.busy_until > cycle_) return nullptr;
+    const auto& insns = programs_[c.program_index].insns;
+    if (c.main.pc >= insns.size() || !insns[c.main.pc]) return nullptr;
+    const isa::Instruction& insn = *insns[c.main.pc];
+    return isa::is_vector(isa::info(insn.op).timing) ? &insn : nullptr;
+  };
   for (size_t i = 0; i < n; ++i) {
     if (i + 12 < n) lines(&states_[band[i + 12]], 3);  // its own fields and the router's hot part
     if (i + 8 < n) {
       const TileState& t = states_[band[i + 8]];
       for (const ColorChannel& ch : t.router.channels) lines(&ch, 1);  // route, credits, holding
-      if (t.core != kNone) lines(&cores_[t.core], 4);  // the hot fields before PeCore::ops
+      if (t.core != kNone) {
+        lines(&cores_[t.core], 4);  // the hot fields
+        lines(&cores_[t.core].arriving, 1);  // PeCore::step asks first whether it is empty
+      }
     }
     if (i + 4 < n) {
       const TileState& t = states_[band[i + 4]];
@@ -283,6 +295,15 @@ void Wafer::compute_band(const uint32_t* band, size_t n) {
           lines(&c.iq[__builtin_ctz(m)], 1);
           lines(&c.oq[__builtin_ctz(m)], 1);
         }
+        // An instruction about to issue reads registers (they straddle two lines).
+        if (c.main.running && !c.main.in_sync_op && c.main.busy_until <= cycle_) lines(&c.regs, 2);
+        if (const isa::Instruction* v = issuing_vector(c))
+          for (int k = 0; k < isa::info(v->op).num_operands; ++k)
+            if (!v->operands[k].is_reg) {
+              const isa::Descriptor& d = c.dsrs[size_t(v->operands[k].value) % isa::kNumDsrs];
+              __builtin_prefetch(&d);
+              __builtin_prefetch(reinterpret_cast<const char*>(&d) + sizeof(d) - 1);
+            }
       }
     }
     if (i + 2 < n) {
@@ -303,6 +324,16 @@ void Wafer::compute_band(const uint32_t* band, size_t n) {
             }
           }
         }
+        // The memory of a mem1d operand of the instruction about to issue, its first 512 bytes
+        // (the hardware prefetcher follows a longer one).
+        if (const isa::Instruction* v = issuing_vector(c))
+          for (int k = 0; k < isa::info(v->op).num_operands; ++k) {
+            if (v->operands[k].is_reg) continue;
+            const isa::Descriptor& d = c.dsrs[size_t(v->operands[k].value) % isa::kNumDsrs];
+            if (d.kind != isa::DsdKind::MEM1D || d.stride != 1 || d.base >= c.sram.stored_bytes()) continue;
+            const uint32_t bytes = std::min<uint32_t>({d.length * (d.elem_bits / 8), 512u, c.sram.stored_bytes() - d.base});
+            lines(c.sram.storage_at(d.base), (bytes + 63) / 64 + 1);
+          }
       }
     }
     compute_tile(band[i]);

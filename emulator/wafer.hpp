@@ -228,6 +228,9 @@ class Wafer {
   std::vector<TileState, HugePageAllocator<TileState>> states_;
   std::vector<std::array<uint32_t, kNumLinkDirections>> neighbors_;  // per state: its N, E, S, W, or kNone
   std::vector<TileClock> clocks_;                                    // per state
+  // Per state, its y * width + x: the serial pass that orders the next active set reads these
+  // instead of each newcomer's state (a miss per tile when thousands wake in one cycle).
+  std::vector<uint32_t> fabric_pos_;
   std::vector<PeCore, HugePageAllocator<PeCore>> cores_;
   std::vector<LoadedProgram> programs_;
   std::map<const isa::ObjectImage*, uint32_t> program_index_;
