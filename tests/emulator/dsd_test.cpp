@@ -115,6 +115,37 @@ main:
   EXPECT_EQ(read<uint16_t>(w, 0, 0, addr(*p, "g"), 2), (std::vector<uint16_t>{4, 5}));
 }
 
+TEST(Dsd, AMemoryOpPastTheStoredBytesRunsElementByElementInOrder) {
+  // SRAM stores bytes only as far as the highest byte written (emulator/README.md): `rest` and
+  // `far` lie past that when the op starts, and read as zeros until written. The destination
+  // is the source shifted by one element, so element i reads what element i - 1 wrote:
+  // x[k] = 3 + k all along, where reading every source before writing would give 3, 4, 1, 1, ...
+  // A source past every store (far) reads zeros: z = far + 2.
+  SinglePe pe(kMainTask + R"(
+.data
+x:      .f32 3
+rest:   .f32 [300]
+far:    .f32 [300]
+z:      .f32 [4]
+.dsd    xd = mem1d(x, 300)
+.dsd    restd = mem1d(rest, 300)
+.dsd    fard = mem1d(far, 4)
+.dsd    zd = mem1d(z, 4)
+.code
+main:
+  li r2, 1.0
+  fadds restd, xd, r2
+  li r3, 2.0
+  fadds zd, fard, r3
+  exit
+)");
+  pe.run_ok();
+  std::vector<float> expected(300);
+  for (int k = 0; k < 300; ++k) expected[size_t(k)] = 4.0f + float(k);
+  EXPECT_EQ(pe.read<float>("rest", 300), expected);
+  EXPECT_EQ(pe.read<float>("z", 4), (std::vector<float>{2, 2, 2, 2}));
+}
+
 TEST(Dsd, RegisterSourceBroadcastsAndRegisterDestinationReduces) {
   // y = y + A * 2.0 ; r3 = sum(x) ; r4 = dot(x, x) = 1 + 4 + 9 + 16 = 30.
   SinglePe pe(kMainTask + R"(
