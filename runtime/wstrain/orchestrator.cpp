@@ -450,9 +450,14 @@ TrainReport run_training(const TrainOptions& options, std::ostream& out) {
       if (options.kill_wafer_after_step >= 0 && step + 1 == static_cast<uint64_t>(options.kill_wafer_after_step)) {
         std::mt19937_64 random(options.kill_wafer_seed);
         const size_t victim = options.kill_wafer_seed % wafers;
-        const double last_step_s = report.steps.empty() ? 0.1 : report.steps.back().wall_s;
+        // Within one step's time: the median step, not the last one, whose time a loaded
+        // machine can stretch several times (then the victim could finish before the kill).
+        std::vector<double> step_times;
+        for (const StepFigures& s : report.steps) step_times.push_back(s.wall_s);
+        std::nth_element(step_times.begin(), step_times.begin() + step_times.size() / 2, step_times.end());
+        const double typical_step_s = step_times[step_times.size() / 2];
         const auto delay = std::chrono::microseconds(
-            static_cast<int64_t>(1.5e6 * last_step_s * std::uniform_real_distribution<double>(0, 1)(random)));
+            static_cast<int64_t>(1e6 * typical_step_s * std::uniform_real_distribution<double>(0, 1)(random)));
         std::this_thread::sleep_for(delay);
         if (!done[victim]) {  // else it finished while we waited: nothing left to kill
           out << (options.progress_bar ? "\n" : "")
