@@ -82,6 +82,7 @@ std::string stall_text(const StallInfo& st) {
 }  // namespace
 
 HangReport Wafer::hang_report() const {
+  settle_all();
   HangReport rep;
   rep.cycle = cycle_;
   std::vector<uint32_t> order(states_.size());

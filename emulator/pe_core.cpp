@@ -242,7 +242,10 @@ void PeCore::step_main(const Context& ctx, CycleResult& r) {
   }
   main.stall = {};
   if (!main.running) {
-    if (try_pick(ctx, r)) ++stats.busy_cycles;
+    if (try_pick(ctx, r)) {
+      ++stats.busy_cycles;
+      if (ctx.run_ahead && main.busy_until > ctx.now) run_ahead(ctx, r, ~uint64_t{0});
+    }
     return;
   }
   const LoadedProgram& prog = *ctx.program;
@@ -254,6 +257,7 @@ void PeCore::step_main(const Context& ctx, CycleResult& r) {
   if (!insn)
     kernel_error(fmt::format("invalid instruction word {:#018x}", prog.image->code[main.pc]));
   execute(*insn, ctx, r);
+  if (ctx.run_ahead && main.busy_until > ctx.now) run_ahead(ctx, r, ~uint64_t{0});
 }
 
 namespace {

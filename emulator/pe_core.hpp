@@ -99,6 +99,9 @@ class PeCore final : public RampPort {
     // This tile's router (same thread, same compute phase): the teardown instructions read and
     // change its torn-down set and switch positions. Null only in a core stepped on its own.
     RouterState* router = nullptr;
+    // The main thread may run ahead (run_ahead.cpp): the wafer steps tiles only when there is
+    // work, untraced.
+    bool run_ahead = false;
   };
   struct CycleResult {
     bool progressed = false;  // something changed (or time-bound work is counting down)
@@ -115,6 +118,10 @@ class PeCore final : public RampPort {
   // but one stall cycle per stalled thread, for the reason it holds. For the wafer's tiles that
   // wait without being stepped until a wavelet or a credit arrives.
   void replay_stalled_cycles(uint64_t cycles);
+  // Undoes what the main thread ran ahead to issue at or after ctx.now (run_ahead.cpp), so that
+  // the core is as stepped up to ctx.now - 1; for whoever looks at it between runs. True if it
+  // changed the core (then main.busy_until, its next issue, is at ctx.now or later).
+  bool settle_run_ahead(const Context& ctx);
 
   // RampPort (the router calls these in the same tile's compute phase).
   bool ramp_peek(int color, uint64_t now, Wavelet& out) const override;
@@ -173,6 +180,20 @@ class PeCore final : public RampPort {
   TaskEntries entries;
   std::array<uint16_t, 64> call_stack{};  // return addresses, main.depth of them
   std::array<isa::Descriptor, isa::kNumDsrs> dsrs{};
+  // The last run-ahead (run_ahead.cpp): the main thread and registers before its first
+  // instruction, what its instructions added to the counters, and the old values of what they
+  // wrote, in order.
+  struct RunAheadLog {
+    bool active = false;
+    uint64_t last_issue = 0;  // the cycle its last instruction issues at
+    MainThread main;
+    std::array<uint32_t, isa::kNumRegs> regs{};
+    uint64_t instructions = 0, vector_elements = 0;  // added
+    std::vector<std::pair<uint8_t, isa::Descriptor>> dsrs;  // (register, old value)
+    std::vector<std::pair<uint8_t, uint16_t>> calls;         // (call stack slot, old value)
+    std::vector<std::pair<uint32_t, uint32_t>> sram;         // (address, bytes) kept in sram_bytes
+    std::vector<uint8_t> sram_bytes;
+  } ahead;
 
   uint32_t oq_flushing_mask() const { return oq_flushing; }
   void iq_push(int q, const Wavelet& w) {
@@ -213,6 +234,11 @@ class PeCore final : public RampPort {
   void end_task();
   void stall_main(StallInfo info, const Context& ctx);
   void log_line(const Context& ctx, std::string text);
+  // run_ahead.cpp: the next instructions of the main thread, each as at its cycle, below `limit`.
+  struct RunAheadClaims;
+  void run_ahead(const Context& ctx, CycleResult& r, uint64_t limit);
+  bool log_run_ahead(const isa::Instruction& insn, const RunAheadClaims& claims);
+  void undo_run_ahead();
   // tdswitch / tdexit: the channel of `color` at this router, which must be torn down.
   ColorChannel& torn_down_channel(const Context& ctx, int color, std::string_view mnemonic) const;
   // queues.cpp: wavelets at the end of the ramp down land in their queue or slot.

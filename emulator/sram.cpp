@@ -55,6 +55,10 @@ void Sram::store16_slow(uint32_t addr, uint16_t v) {
 void Sram::read(uint32_t addr, std::span<uint8_t> out) const {
   if (uint64_t(addr) + out.size() > size_)
     config_error(fmt::format("SRAM read [{:#x}, +{}) is outside the {} bytes of SRAM", addr, out.size(), size_));
+  if (addr + out.size() <= bytes_.size()) {
+    if (!out.empty()) std::memcpy(out.data(), bytes_.data() + addr, out.size());
+    return;
+  }
   for (size_t i = 0; i < out.size(); ++i) out[i] = addr + i < bytes_.size() ? bytes_[addr + i] : 0;
 }
 

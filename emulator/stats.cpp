@@ -19,6 +19,7 @@
 namespace wsemu::emu {
 
 WaferTotals Wafer::totals() const {
+  settle_all();
   WaferTotals t;
   t.cycles = cycle_;
   t.tile_steps = tile_steps_;
@@ -36,6 +37,7 @@ WaferTotals Wafer::totals() const {
 }
 
 nlohmann::json Wafer::stats_json() const {
+  settle_all();
   using nlohmann::json;
   json j;
   j["arch"] = profile_.name;

@@ -368,6 +368,7 @@ void Wafer::compute_tile(uint32_t s) {
     ctx.events = events;
     ctx.log = &t.log;
     ctx.router = &t.router;
+    ctx.run_ahead = !events && options_.wake_on_input;
     try {
       const PeCore::CycleResult cr = core->step(ctx);
       progressed = cr.progressed;

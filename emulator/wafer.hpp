@@ -201,6 +201,11 @@ class Wafer {
   uint64_t earliest_dozer();        // kAwake when none
   void advance_idle(uint64_t to);   // no tile active: the clock moves to `to`, due dozers wake
   void refresh_credits(uint32_t s, int color);
+  // Undoes what a core ran ahead to issue at or after cycle_ (run_ahead.cpp) before anyone looks
+  // at it; a dozing tile then wakes at its next issue. Const for the observers: the wafer they
+  // see is the one stepped to cycle_, only work done early is taken back.
+  void settle(uint32_t s) const;
+  void settle_all() const;
   void compute_tile(uint32_t s);
   Fault internal_fault(const TileState& t, const char* what) const;
   void commit_tile(uint32_t s);

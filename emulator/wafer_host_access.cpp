@@ -15,6 +15,7 @@ PeCore& Wafer::core_at(int x, int y, const char* what) {
   check_xy(x, y, what);
   const uint32_t s = state_at(x, y);
   if (s == kNone || states_[s].core == kNone) config_error(fmt::format("{}: PE({},{}) has no program", what, x, y));
+  settle(s);
   return cores_[states_[s].core];
 }
 
@@ -213,6 +214,7 @@ void Wafer::peek_sram(int x, int y, uint32_t address, std::span<uint8_t> out) co
   check_xy(x, y, "peek_sram");
   const uint32_t s = state_at(x, y);
   if (s == kNone || states_[s].core == kNone) config_error(fmt::format("peek_sram: PE({},{}) has no program", x, y));
+  settle(s);
   cores_[states_[s].core].sram.read(address, out);
 }
 
@@ -220,6 +222,7 @@ CoreView Wafer::core_view(int x, int y) const {
   check_xy(x, y, "core_view");
   const uint32_t s = state_at(x, y);
   if (s == kNone || states_[s].core == kNone) config_error(fmt::format("core_view: PE({},{}) has no program", x, y));
+  settle(s);
   const PeCore& c = cores_[states_[s].core];
   CoreView v;
   v.x = x;
@@ -252,6 +255,7 @@ void Wafer::set_log_sink(std::function<void(const LogLine&)> sink) { log_sink_ =
 std::vector<LogLine> Wafer::take_log() { return std::exchange(log_, {}); }
 
 void Wafer::set_event_sink(EventSink* sink) {
+  settle_all();  // a traced tile's instructions are events at their own cycles
   event_sink_ = sink;
   if (sink) wake_all_waiting();  // a traced tile is stepped every cycle: its stalls are events
 }

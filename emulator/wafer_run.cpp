@@ -119,6 +119,35 @@ RunResult Wafer::step() {
   return finish(std::move(r), start);
 }
 
+void Wafer::settle(uint32_t s) const {
+  Wafer& w = const_cast<Wafer&>(*this);  // never a const object: the observers' view is unchanged
+  TileState& t = w.states_[s];
+  if (t.core == kNone || !cores_[t.core].ahead.active) return;
+  PeCore& core = w.cores_[t.core];
+  PeCore::Context ctx;
+  ctx.profile = &profile_;
+  ctx.program = &programs_[core.program_index];
+  ctx.now = cycle_;
+  ctx.x = t.x;
+  ctx.y = t.y;
+  ctx.router = &t.router;
+  if (!core.settle_run_ahead(ctx) || t.waiting_since == kAwake || !clocks_[s].doze_until) return;
+  // It dozed until the end of what it ran ahead; now it does until its next issue.
+  w.catch_up(s);
+  const uint64_t next = core.main.busy_until;
+  if (next <= cycle_) {
+    w.activate_state(s);
+    return;
+  }
+  w.clocks_[s].doze_until = next;
+  w.dozers_.emplace_back(next, s);
+  std::push_heap(w.dozers_.begin(), w.dozers_.end(), std::greater<>());
+}
+
+void Wafer::settle_all() const {
+  for (uint32_t s = 0; s < states_.size(); ++s) settle(s);
+}
+
 bool Wafer::pending_work() const {
   for (const TileState& t : states_) {
     if (t.router.holds_wavelets()) return true;
