@@ -29,8 +29,9 @@ std::string RunResult::to_string() const {
   return s;
 }
 
+// The waiting tiles are caught up when they wake or someone looks (settle), not here: a host
+// that runs the wafer a few cycles at a time would pay for it at every call.
 RunResult Wafer::finish(RunResult r, uint64_t start) {
-  catch_up_waiting();
   r.cycles_run = cycle_ - start;
   r.cycle = cycle_;
   return r;
@@ -121,6 +122,7 @@ RunResult Wafer::step() {
 
 void Wafer::settle(uint32_t s) const {
   Wafer& w = const_cast<Wafer&>(*this);  // never a const object: the observers' view is unchanged
+  w.catch_up(s);  // a waiting tile's counters, up to cycle_
   TileState& t = w.states_[s];
   if (t.core == kNone || !cores_[t.core].ahead.active) return;
   PeCore& core = w.cores_[t.core];
@@ -133,7 +135,6 @@ void Wafer::settle(uint32_t s) const {
   ctx.router = &t.router;
   if (!core.settle_run_ahead(ctx) || t.waiting_since == kAwake || !clocks_[s].doze_until) return;
   // It dozed until the end of what it ran ahead; now it does until its next issue.
-  w.catch_up(s);
   const uint64_t next = core.main.busy_until;
   if (next <= cycle_) {
     w.activate_state(s);
