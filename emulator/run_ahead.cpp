@@ -38,11 +38,11 @@ struct PeCore::RunAheadClaims {
 };
 
 namespace {
-// [lo, hi) of `d`'s first `elements` elements, 4 bytes each (a 32-bit operation over a 16-bit
-// descriptor moves 32-bit ones).
-std::pair<int64_t, int64_t> extent(const isa::Descriptor& d, uint64_t elements) {
+// [lo, hi) of `d`'s first `elements` elements `stride` apart, 4 bytes each (a 32-bit operation
+// over a 16-bit descriptor moves 32-bit ones).
+std::pair<int64_t, int64_t> extent(const isa::Descriptor& d, uint64_t elements, int64_t stride) {
   if (elements == 0) return {0, 0};
-  const int64_t first = d.base, last = first + int64_t(elements - 1) * d.stride * 4;
+  const int64_t first = d.base, last = first + int64_t(elements - 1) * stride * 4;
   return {std::min(first, last), std::max(first, last) + 4};
 }
 }  // namespace
@@ -112,13 +112,13 @@ bool PeCore::log_run_ahead(const isa::Instruction& insn, const RunAheadClaims& c
     if (o[i].is_reg) continue;
     const isa::Descriptor& d = dsrs[size_t(o[i].value) % isa::kNumDsrs];
     if (d.kind != isa::DsdKind::MEM1D || d.save_address) return false;  // fabric, FIFO, ring, 4-D: stepped
-    const auto [lo, hi] = extent(d, d.length);
+    const auto [lo, hi] = extent(d, d.length, d.stride);
     if (claims.overlaps(lo, hi)) return false;
   }
   if (o[0].is_reg) return true;
   // The destination's elements: at most its length (a longer operation faults).
   const isa::Descriptor& d = dsrs[size_t(o[0].value) % isa::kNumDsrs];
-  const auto [lo, hi] = extent(d, d.length);
+  const auto [lo, hi] = extent(d, d.length, d.stride);
   return sram_written(lo, hi);
 }
 
@@ -135,12 +135,15 @@ void PeCore::run_ahead(const Context& ctx, CycleResult& r, uint64_t limit) {
       if (v.kind == VectorOperand::Kind::REG) return;  // it reads or writes a register as it goes
       if (v.kind == VectorOperand::Kind::FIFO) {
         claims.fifo_dsrs |= uint64_t{1} << (v.index % isa::kNumDsrs);
-        claims.ranges[size_t(claims.count++)] = extent(dsrs[v.index % isa::kNumDsrs], dsrs[v.index % isa::kNumDsrs].length);
+        const isa::Descriptor& fifo = dsrs[v.index % isa::kNumDsrs];  // its slots, one after another
+        claims.ranges[size_t(claims.count++)] = extent(fifo, fifo.length, 1);
       } else if (v.kind == VectorOperand::Kind::MEM) {
         if (v.d.kind == isa::DsdKind::MEM4D) claims.everything = true;
-        // A ring is its length from the base; a mem1d at most the longer of its and the op's.
-        const uint64_t n = v.d.kind == isa::DsdKind::CIRCBUF ? v.d.length : std::max<uint64_t>(v.d.length, op.length);
-        claims.ranges[size_t(claims.count++)] = extent(v.d, std::min<uint64_t>(n, 1u << 20));
+        // A ring is its length from the base, whatever its stride; a mem1d at most the longer of
+        // its length and the op's.
+        const bool ring = v.d.kind == isa::DsdKind::CIRCBUF;
+        const uint64_t n = ring ? v.d.length : std::max<uint64_t>(v.d.length, op.length);
+        claims.ranges[size_t(claims.count++)] = extent(v.d, std::min<uint64_t>(n, 1u << 20), ring ? 1 : v.d.stride);
       }
     }
   }
