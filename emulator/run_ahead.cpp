@@ -76,14 +76,6 @@ bool PeCore::log_run_ahead(const isa::Instruction& insn, const RunAheadClaims& c
     return true;
   };
   switch (insn.op) {
-    case Opcode::NOP: case Opcode::MOV: case Opcode::LI: case Opcode::ADD: case Opcode::SUB:
-    case Opcode::MUL: case Opcode::AND: case Opcode::OR: case Opcode::XOR: case Opcode::SHL:
-    case Opcode::SHR: case Opcode::SAR: case Opcode::SLT: case Opcode::SLTU: case Opcode::ADDI:
-    case Opcode::ANDI: case Opcode::ORI: case Opcode::XORI: case Opcode::SHLI: case Opcode::SHRI:
-    case Opcode::SARI: case Opcode::DIVU: case Opcode::REMU: case Opcode::SFADD: case Opcode::SFSUB:
-    case Opcode::SFMUL: case Opcode::SFDIV: case Opcode::SFSQRT: case Opcode::SFLT: case Opcode::SFCVT:
-    case Opcode::SFINT: case Opcode::SFH2S: case Opcode::SFS2H: case Opcode::JMP: case Opcode::BEQ:
-    case Opcode::BNE: case Opcode::BLT: case Opcode::BGE: case Opcode::BLTU: case Opcode::BGEU:
     case Opcode::DSDADDR: case Opcode::DSDGETLEN: case Opcode::DSDGETSTRIDE: case Opcode::COORD:
     case Opcode::TSC: case Opcode::TSCH:
       return true;  // registers and the program counter (regs and main are logged whole)
@@ -107,6 +99,9 @@ bool PeCore::log_run_ahead(const isa::Instruction& insn, const RunAheadClaims& c
     default: break;
   }
   const isa::InsnInfo& info = isa::info(insn.op);
+  // isa.def's families: scalar ALU (0x01), scalar float (0x02) and branches (0x03; calls and
+  // returns above) read and write registers and the program counter only.
+  if (const unsigned family = info.encoding >> 8; family >= 0x01 && family <= 0x03) return true;
   if (!isa::is_vector(info.timing) || insn.async.async || insn.async.on_done != isa::OnDone::NONE) return false;
   for (int i = 0; i < info.num_operands; ++i) {
     if (o[i].is_reg) continue;
