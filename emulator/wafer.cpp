@@ -260,8 +260,11 @@ void Wafer::compute_band(const uint32_t* band, size_t n) {
   // The vector instruction the main thread issues in this cycle, if it issues one: its
   // descriptors and the memory they cover are read at issue (a synchronous op over memory runs
   // whole then), each a miss at a large fabric.
-  auto issuing_vector = [this](const PeCore& c) -> const isa::Instruction* {
-    if (!c.main.running || c.main.in_sync_op || c.main.busy_until > cycle_) return nullptr;
+  auto about_to_issue = [this](const PeCore& c) {
+    return c.main.running && !c.main.in_sync_op && c.main.busy_until <= cycle_;
+  };
+  auto issuing_vector = [this, &about_to_issue](const PeCore& c) -> const isa::Instruction* {
+    if (!about_to_issue(c)) return nullptr;
     const auto& insns = programs_[c.program_index].insns;
     if (c.main.pc >= insns.size() || !insns[c.main.pc]) return nullptr;
     const isa::Instruction& insn = *insns[c.main.pc];
@@ -296,7 +299,7 @@ void Wafer::compute_band(const uint32_t* band, size_t n) {
           lines(&c.oq[__builtin_ctz(m)], 1);
         }
         // An instruction about to issue reads registers (they straddle two lines).
-        if (c.main.running && !c.main.in_sync_op && c.main.busy_until <= cycle_) lines(&c.regs, 2);
+        if (about_to_issue(c)) lines(&c.regs, 2);
         if (const isa::Instruction* v = issuing_vector(c))
           for (int k = 0; k < isa::info(v->op).num_operands; ++k)
             if (!v->operands[k].is_reg) {
